@@ -19,6 +19,13 @@ final class PsflowProcess {
   private PsflowProcess() {}
 
   static Result run(long timeoutSeconds, String... args) throws IOException, InterruptedException {
+    try (Running p = start(args)) {
+      return p.await(timeoutSeconds);
+    }
+  }
+
+  /** Starts {@code psflow args...} in the background; close the result to kill it (and its children). */
+  static Running start(String... args) throws IOException {
     Path jar = Path.of(System.getProperty("psflow.jar", "target/psflow.jar"));
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is not built: system tests run after package (mvn verify)");
@@ -32,15 +39,33 @@ final class PsflowProcess {
     Path log = Files.createTempFile("psflow-it", ".log");
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
         .directory(Path.of(System.getProperty("psflow.home", "..")).toFile()).start();
-    try {
-      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        throw new AssertionError("psflow " + String.join(" ", args) + " did not finish in " + timeoutSeconds
-            + " s; output:\n" + Files.readString(log, StandardCharsets.UTF_8));
+    return new Running(String.join(" ", args), p, log);
+  }
+
+  /** A psflow process started in the background, its output going to a temporary file. */
+  record Running(String args, Process process, Path log) implements AutoCloseable {
+    /** Waits for it to exit; fails with its output if it does not within {@code timeoutSeconds}. */
+    Result await(long timeoutSeconds) throws IOException, InterruptedException {
+      if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        close();
+        throw new AssertionError("psflow " + args + " did not finish in " + timeoutSeconds + " s; output:\n" + output());
       }
-      return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-    } finally {
+      return new Result(process.exitValue(), output());
+    }
+
+    String output() throws IOException {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      try {
+        process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       Files.deleteIfExists(log);
     }
   }

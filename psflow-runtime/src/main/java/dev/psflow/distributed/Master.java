@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The master service of one task, transport-free: it holds client sessions' graphs, and for each
@@ -30,6 +32,8 @@ public final class Master implements MasterApi {
   private final WorkerCache workers;
   private final PeerWaiter peers;
   private final Map<String, MasterSession> sessions = new ConcurrentHashMap<>();
+  /** Where step plans are built: planning waits on other tasks, so it never runs on the caller's thread. */
+  private final ExecutorService planner = Executors.newVirtualThreadPerTaskExecutor();
 
   public Master(String task, WorkerCache workers, long peerWaitMillis) {
     this.task = task;
@@ -44,7 +48,7 @@ public final class Master implements MasterApi {
     List<String> devices = DeviceFilters.apply(workers.cluster().cpuDevices(), options.deviceFilters());
     peers.awaitTasks(devices);
     String handle = "session-" + UUID.randomUUID();
-    sessions.put(handle, new MasterSession(handle, g, options, devices, task + "/device:CPU:0", workers));
+    sessions.put(handle, new MasterSession(handle, g, options, devices, task + "/device:CPU:0", workers, planner));
     return handle;
   }
 
@@ -81,6 +85,11 @@ public final class Master implements MasterApi {
     for (String device : DeviceFilters.apply(workers.cluster().cpuDevices(), deviceFilters)) {
       workers.client(StepRendezvous.taskOf(device)).reset(containers).join();
     }
+  }
+
+  /** Stops planning; sessions' steps in flight fail. Called by the server when it stops. */
+  void close() {
+    planner.shutdownNow();
   }
 
   public ClusterSpec cluster() {

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,16 +40,18 @@ final class MasterSession {
   private final List<String> devices;
   private final String defaultDevice;
   private final WorkerCache workers;
+  private final Executor planner;
   private final Map<Signature, CompletableFuture<StepPlan>> plans = new ConcurrentHashMap<>();
 
   MasterSession(String handle, Graph graph, SessionOptions options, List<String> devices, String defaultDevice,
-      WorkerCache workers) {
+      WorkerCache workers, Executor planner) {
     this.handle = handle;
     this.graph = graph;
     this.options = options;
     this.devices = devices;
     this.defaultDevice = defaultDevice;
     this.workers = workers;
+    this.planner = planner;
   }
 
   long extend(GraphDef delta, long currentVersion) {
@@ -60,41 +63,56 @@ final class MasterSession {
     return graph.version();
   }
 
+  /**
+   * Runs one step. Never waits: a step whose plan is not built yet continues on the planning
+   * executor (planning registers partitions with other tasks, which may take a round trip each),
+   * so the caller — a transport thread, for a remote client — is never held.
+   */
   CompletableFuture<List<Tensor>> runStep(List<String> feedNames, List<Tensor> feedValues, List<String> fetchNames,
       List<String> targetNames, long timeoutMillis) {
     Signature sig = new Signature(List.copyOf(feedNames), List.copyOf(fetchNames), List.copyOf(targetNames));
-    StepPlan plan = plan(sig, feedValues);
-    long stepId = STEP_IDS.incrementAndGet();
     long timeout = timeoutMillis > 0 ? timeoutMillis : options.operationTimeoutMillis();
-    return execute(plan, sig, stepId, feedValues, timeout);
+    CompletableFuture<StepPlan> f = plans.get(sig);
+    StepPlan ready = f == null ? null : f.getNow(null);
+    if (ready != null) {
+      FeedChecks.check(ready.feeds(), feedValues);
+      return execute(ready, sig, STEP_IDS.incrementAndGet(), feedValues, timeout);
+    }
+    if (f == null) {
+      f = plan(sig, feedValues);
+    }
+    return f.handle((plan, e) -> {
+      if (e != null) {
+        throw StatusException.from(e instanceof CompletionException ? e.getCause() : e);
+      }
+      FeedChecks.check(plan.feeds(), feedValues);
+      return plan;
+    }).thenCompose(plan -> execute(plan, sig, STEP_IDS.incrementAndGet(), feedValues, timeout));
   }
 
-  private StepPlan plan(Signature sig, List<Tensor> feedValues) {
-    CompletableFuture<StepPlan> f = plans.get(sig);
-    if (f == null) {
-      List<Output> feeds = sig.feeds().stream().map(this::tensor).toList();
-      FeedChecks.check(feeds, feedValues);
-      List<Output> fetches = sig.fetches().stream().map(this::tensor).toList();
-      List<Operation> targets = sig.targets().stream().map(this::op).toList();
-      CompletableFuture<StepPlan> mine = new CompletableFuture<>();
-      f = plans.putIfAbsent(sig, mine);
-      if (f == null) {
-        f = mine;
-        try {
-          mine.complete(StepPlan.build(handle, feeds, fetches, targets, devices, defaultDevice, options, workers));
-        } catch (RuntimeException e) {
-          plans.remove(sig, mine);
-          mine.completeExceptionally(e);
-        }
-      }
-    } else {
-      FeedChecks.check(f.join().feeds(), feedValues);
+  /** The plan of {@code sig}, built once (on the planning executor) however many steps ask at once. */
+  private CompletableFuture<StepPlan> plan(Signature sig, List<Tensor> feedValues) {
+    List<Output> feeds = sig.feeds().stream().map(this::tensor).toList();
+    FeedChecks.check(feeds, feedValues);
+    List<Output> fetches = sig.fetches().stream().map(this::tensor).toList();
+    List<Operation> targets = sig.targets().stream().map(this::op).toList();
+    CompletableFuture<StepPlan> mine = new CompletableFuture<>();
+    CompletableFuture<StepPlan> theirs = plans.putIfAbsent(sig, mine);
+    if (theirs != null) {
+      return theirs;
     }
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      throw StatusException.from(e.getCause());
-    }
+    CompletableFuture
+        .supplyAsync(() -> StepPlan.partition(feeds, fetches, targets, devices, defaultDevice, options), planner)
+        .thenCompose(partitions -> StepPlan.register(handle, feeds, partitions, workers))
+        .whenComplete((plan, e) -> {
+          if (e != null) {
+            plans.remove(sig, mine);
+            mine.completeExceptionally(e instanceof CompletionException ? e.getCause() : e);
+          } else {
+            mine.complete(plan);
+          }
+        });
+    return mine;
   }
 
   private CompletableFuture<List<Tensor>> execute(StepPlan plan, Signature sig, long stepId, List<Tensor> feedValues,

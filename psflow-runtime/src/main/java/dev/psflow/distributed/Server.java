@@ -87,6 +87,7 @@ public final class Server implements AutoCloseable {
     }
     InProcessMasters.unregister(target, master);
     binding.close();
+    master.close();
     transport.close();
     stopped.countDown();
   }

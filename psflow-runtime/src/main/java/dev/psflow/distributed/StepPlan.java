@@ -14,13 +14,16 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * How one kind of step runs: the partitions of the pruned, placed graph, each registered with its
- * task. Built once per (feeds, fetches, targets) of a session.
+ * task. Built once per (feeds, fetches, targets) of a session, in two stages: {@link #partition}
+ * (pure computation) and {@link #register} (one RegisterGraph per task, all at once, never waited
+ * on by a thread).
  */
 record StepPlan(List<Output> feeds, List<Part> parts) {
   private static final Logger LOG = LoggerFactory.getLogger(StepPlan.class);
@@ -28,8 +31,9 @@ record StepPlan(List<Output> feeds, List<Part> parts) {
   /** One registered partition: where it runs and which feeds and fetches are its. */
   record Part(String task, WorkerClient client, String graphHandle, List<Integer> feedIndex, List<Integer> fetchIndex) {}
 
-  static StepPlan build(String session, List<Output> feeds, List<Output> fetches, List<Operation> targets,
-      List<String> devices, String defaultDevice, SessionOptions options, WorkerCache workers) {
+  /** Prunes, places and partitions the graph of one step signature. */
+  static List<Partition> partition(List<Output> feeds, List<Output> fetches, List<Operation> targets,
+      List<String> devices, String defaultDevice, SessionOptions options) {
     List<Operation> roots = new ArrayList<>(targets);
     HashSet<Output> fed = new HashSet<>(feeds);
     for (Output f : fetches) {
@@ -42,8 +46,13 @@ record StepPlan(List<Output> feeds, List<Part> parts) {
     if (options.logDevicePlacement()) {
       ops.forEach(op -> LOG.info("{}: ({}): {}", op.name(), op.type(), placement.get(op)));
     }
-    List<Partition> partitions = Partitioner.partition(ops, placement, feeds, fetches, targets);
-    List<Part> parts = new ArrayList<>();
+    return Partitioner.partition(ops, placement, feeds, fetches, targets);
+  }
+
+  /** Registers every partition with its task; completes when all have answered. */
+  static CompletableFuture<StepPlan> register(String session, List<Output> feeds, List<Partition> partitions,
+      WorkerCache workers) {
+    List<CompletableFuture<Part>> parts = new ArrayList<>(partitions.size());
     for (Partition p : partitions) {
       String task = StepRendezvous.taskOf(p.device());
       WorkerClient client = workers.client(task);
@@ -54,14 +63,15 @@ record StepPlan(List<Output> feeds, List<Part> parts) {
           .addAllFetch(p.fetchNames())
           .addAllTarget(p.targetNames())
           .build();
-      String handle;
-      try {
-        handle = client.registerGraph(req).join();
-      } catch (CompletionException e) {
-        throw StatusException.from(e.getCause()).withContext("cannot register the partition of " + task);
-      }
-      parts.add(new Part(task, client, handle, p.feedIndex(), p.fetchIndex()));
+      parts.add(client.registerGraph(req).handle((handle, e) -> {
+        if (e != null) {
+          throw StatusException.from(e instanceof CompletionException ? e.getCause() : e)
+              .withContext("cannot register the partition of " + task);
+        }
+        return new Part(task, client, handle, p.feedIndex(), p.fetchIndex());
+      }));
     }
-    return new StepPlan(List.copyOf(feeds), List.copyOf(parts));
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+        .thenApply(v -> new StepPlan(List.copyOf(feeds), parts.stream().map(CompletableFuture::join).toList()));
   }
 }

@@ -98,19 +98,6 @@ class ClusterIntegrationTest {
   }
 
   @Test
-  void aRemoteClientReachesTheMasterOverTheWire() {
-    Graph g = new Graph();
-    Ops tf = Ops.create(g);
-    Variable v = tf.withDevice("/job:ps/task:0").variable("remote", tf.constant(new long[] {7}));
-    // a target that is not this JVM's in-process master name: forces the gRPC master client
-    String target = servers.get(2).target().replace("127.0.0.1", "localhost");
-    try (Session s = Session.open(g, target, SessionOptions.DEFAULTS)) {
-      s.runner().addTarget(tf.globalVariablesInitializer()).run();
-      assertThat(s.runner().fetch(v).run().get(0)).isEqualTo(Tensor.vector(7L));
-    }
-  }
-
-  @Test
   void deviceFiltersKeepASessionToThePsAndItsOwnTask() {
     Graph g = new Graph();
     Ops tf = Ops.create(g);

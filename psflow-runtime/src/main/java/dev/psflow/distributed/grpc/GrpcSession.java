@@ -40,10 +40,13 @@ public final class GrpcSession implements Session {
   private int shippedVersion;
 
   GrpcSession(Graph graph, String target, SessionOptions options) {
+    this(graph, target, options, InProcessMasters.lookup(target));
+  }
+
+  private GrpcSession(Graph graph, String target, SessionOptions options, MasterApi local) {
     this.graph = graph;
     this.options = options;
     this.target = target;
-    MasterApi local = InProcessMasters.lookup(target);
     if (local != null) {
       this.master = local;
       this.transport = null;
@@ -51,6 +54,11 @@ public final class GrpcSession implements Session {
       this.transport = new GrpcTransport();
       this.master = transport.connectMaster(target.substring("grpc://".length()));
     }
+  }
+
+  /** A session that reaches its master over the wire even when the master is in this process (tests). */
+  static GrpcSession overTheWire(Graph graph, String target, SessionOptions options) {
+    return new GrpcSession(graph, target, options, null);
   }
 
   @Override

@@ -33,7 +33,7 @@ public final class GrpcTransport implements Transport {
   public Binding serve(String task, String address, Master master, Worker worker) {
     InetSocketAddress at = socketAddress(address);
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
-    Server server = NettyServerBuilder.forAddress(at)
+    Server server = EventLoops.apply(NettyServerBuilder.forAddress(at))
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .addStreamTracerFactory(WireStats.serverTracer())
@@ -81,7 +81,7 @@ public final class GrpcTransport implements Transport {
 
   ManagedChannel channel(String address) {
     InetSocketAddress at = socketAddress(address);
-    ManagedChannel c = NettyChannelBuilder.forAddress(at.getHostString(), at.getPort())
+    ManagedChannel c = EventLoops.apply(NettyChannelBuilder.forAddress(at.getHostString(), at.getPort()))
         .usePlaintext()
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)

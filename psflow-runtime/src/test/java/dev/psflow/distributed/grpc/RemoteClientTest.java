@@ -1,0 +1,96 @@
+package dev.psflow.distributed.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.psflow.cluster.ClusterSpec;
+import dev.psflow.cluster.FreePorts;
+import dev.psflow.distributed.Server;
+import dev.psflow.exec.Session;
+import dev.psflow.exec.SessionOptions;
+import dev.psflow.exec.StatusException;
+import dev.psflow.graph.Graph;
+import dev.psflow.graph.Operation;
+import dev.psflow.graph.Output;
+import dev.psflow.ops.Ops;
+import dev.psflow.ops.state.Variable;
+import dev.psflow.tensor.DType;
+import dev.psflow.tensor.Shape;
+import dev.psflow.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client that is no task of the cluster: every call reaches the master over gRPC. The tests run
+ * with one transport thread for the whole JVM (surefire sets psflow.grpc.eventLoopThreads=1), so a
+ * master that waited on a transport thread — e.g. registering partitions inside RunStep — would
+ * deadlock here every time.
+ */
+@Timeout(60)
+class RemoteClientTest {
+  private final List<Server> servers = new ArrayList<>();
+
+  @BeforeEach
+  void startCluster() {
+    ClusterSpec cluster = FreePorts.localCluster(1, 2);
+    servers.add(Server.create(cluster, "ps", 0));
+    servers.add(Server.create(cluster, "worker", 0));
+    servers.add(Server.create(cluster, "worker", 1));
+  }
+
+  @AfterEach
+  void stopCluster() {
+    servers.forEach(Server::stop);
+  }
+
+  @Test
+  void theFirstStepRegistersPartitionsOnOtherTasksWhileItsRpcIsInFlight() {
+    Graph g = new Graph();
+    Ops tf = Ops.create(g);
+    Variable v = tf.withDevice("/job:ps/task:0").variable("outside", tf.constant(new float[] {0, 0}));
+    Output x = tf.withDevice("/job:worker/task:0").placeholder(DType.FLOAT32, Shape.of(2));
+    Operation add = tf.withDevice("/job:ps/task:0").assignAdd(v, tf.withDevice("/job:worker/task:1").mul(x, x));
+    try (Session s = GrpcSession.overTheWire(g, servers.get(1).target(), SessionOptions.DEFAULTS)) {
+      s.runner().addTarget(tf.globalVariablesInitializer()).run();
+      for (int i = 0; i < 50; i++) {
+        s.runner().feed(x, Tensor.vector(1f, 2f)).addTarget(add).run();
+      }
+      assertThat(s.runner().fetch(v).run().get(0)).isEqualTo(Tensor.vector(50f, 200f));
+    }
+  }
+
+  @Test
+  void manyStepsOfOneSignatureStartingAtOnceShareOnePlan() throws Exception {
+    Graph g = new Graph();
+    Ops tf = Ops.create(g);
+    Variable v = tf.withDevice("/job:ps/task:0").variable("shared", tf.constant(new long[] {0}));
+    Operation inc = tf.withDevice("/job:ps/task:0").assignAdd(v, tf.withDevice("/job:worker/task:1").constant(new long[] {1}));
+    try (Session s = GrpcSession.overTheWire(g, servers.get(0).target(), SessionOptions.DEFAULTS)) {
+      s.runner().addTarget(tf.globalVariablesInitializer()).run();
+      List<Thread> clients = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        clients.add(Thread.ofVirtual().start(() -> s.runner().addTarget(inc).run()));
+      }
+      for (Thread t : clients) {
+        t.join();
+      }
+      assertThat(s.runner().fetch(v).run().get(0)).isEqualTo(Tensor.vector(8L));
+    }
+  }
+
+  @Test
+  void aStepThatCannotBePlannedFailsWithItsCode() {
+    Graph g = new Graph();
+    Ops tf = Ops.create(g);
+    Output c = tf.withDevice("/job:worker/task:7").constant(1f);
+    try (Session s = GrpcSession.overTheWire(g, servers.get(1).target(), SessionOptions.DEFAULTS)) {
+      assertThatThrownBy(() -> s.runner().fetch(c).run())
+          .isInstanceOf(StatusException.class)
+          .hasMessageContaining("/job:worker/task:7");
+    }
+  }
+}
