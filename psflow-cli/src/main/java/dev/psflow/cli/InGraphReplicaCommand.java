@@ -13,10 +13,10 @@ import picocli.CommandLine.Option;
 
 /** {@code psflow in-graph-replica}: MNIST with in-graph replication (one client, a tower per worker). */
 @Command(name = "in-graph-replica", mixinStandardHelpOptions = true,
-    description = {"Distributed MNIST training with in-graph replication: worker 0's client builds one graph with the "
+    description = "Distributed MNIST training with in-graph replication: worker 0's client builds one graph with the "
         + "variables on the ps and a tower per worker task, averages the towers' gradients on the ps and applies "
         + "them once per step; the other workers only serve.",
-        "Example: psflow local-cluster --ps=1 --workers=2 in-graph-replica --train_steps=500"})
+    footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 in-graph-replica --train_steps=500"})
 public final class InGraphReplicaCommand implements Callable<Integer>, StepToExplain.Source {
   @Option(names = "--job_name", description = "job name: worker or ps")
   String jobName;
