@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "explain", mixinStandardHelpOptions = true,
     description = "Show what each task runs in one step of a program and every tensor that crosses between tasks.")
 public final class ExplainCommand implements Callable<Integer> {
-  @Parameters(index = "0", description = "The program: mnist-replica or toy.")
+  @Parameters(index = "0", description = "The program: mnist-replica, in-graph-replica or toy.")
   String program;
 
   @Parameters(index = "1..*", arity = "0..*", description = "The program's flags.")
@@ -27,8 +27,9 @@ public final class ExplainCommand implements Callable<Integer> {
   public Integer call() {
     Object command = switch (program) {
       case "mnist-replica" -> new MnistReplicaCommand();
+      case "in-graph-replica" -> new InGraphReplicaCommand();
       case "toy" -> new ToyCommand();
-      default -> throw new UserErrors.UsageException("explain knows the programs mnist-replica and toy, not '" + program + "'");
+      default -> throw new UserErrors.UsageException("explain knows the programs mnist-replica, in-graph-replica and toy, not '" + program + "'");
     };
     List<String> args = new ArrayList<>(programFlags);
     args.addAll(programArgs);

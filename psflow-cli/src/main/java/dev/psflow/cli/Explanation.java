@@ -18,7 +18,9 @@ import java.util.TreeMap;
 
 /**
  * Places and partitions one step exactly as a master would, and prints what each task runs and
- * every tensor that crosses between tasks per step, with its size. Starts nothing.
+ * every tensor that crosses between tasks per step, with its size: those pulled with RecvTensor,
+ * and the client's feeds that the master sends to another task in its RunGraph request (in-graph
+ * replication feeds each tower's batch to its worker). Starts nothing.
  */
 final class Explanation {
   /** A tensor that crosses between tasks each step. */
@@ -27,15 +29,24 @@ final class Explanation {
   private final StepToExplain step;
   private final List<Partition> partitions;
   private final List<Crossing> crossings = new ArrayList<>();
+  private final List<Crossing> fedToOtherTasks = new ArrayList<>();
 
   private Explanation(StepToExplain step, List<Partition> partitions) {
     this.step = step;
     this.partitions = partitions;
+    String client = task(step.clientTask());
     for (Partition p : partitions) {
+      if (!task(p.device()).equals(client)) {
+        for (int i : p.feedIndex()) {
+          Output f = step.feeds().get(i);
+          Shape shape = step.feedShapes().get(i);
+          fedToOtherTasks.add(new Crossing(f.name(), shape, bytes(shape, f), client, task(p.device())));
+        }
+      }
       for (Operation op : p.graph().operations()) {
         if (op.type().equals("_Send")) {
           Output t = op.input(0);
-          crossings.add(new Crossing(op.attrString("tensor_name"), t.shape(), bytes(t), task(op.attrString("send_device")),
+          crossings.add(new Crossing(op.attrString("tensor_name"), t.shape(), bytes(t.shape(), t), task(op.attrString("send_device")),
               task(op.attrString("recv_device"))));
         }
       }
@@ -59,8 +70,18 @@ final class Explanation {
     return new Explanation(s, Partitioner.partition(ops, placement, s.feeds(), s.fetches(), s.targets()));
   }
 
+  /** One placed and partitioned graph per device, as the master would register them. */
+  List<Partition> partitions() {
+    return partitions;
+  }
+
   List<Crossing> crossings() {
     return crossings;
+  }
+
+  /** The fed tensors the master sends to a task other than the client's, each step. */
+  List<Crossing> fedToOtherTasks() {
+    return fedToOtherTasks;
   }
 
   void print(PrintStream out) {
@@ -94,19 +115,27 @@ final class Explanation {
     out.println("Tensors crossing between tasks each step (pulled by the receiver with RecvTensor):");
     out.printf("  %-52s %-11s %11s  %s%n", "tensor", "shape", "bytes", "from -> to");
     Map<String, Long> totals = new TreeMap<>();
-    for (Crossing c : crossings) {
-      String bytes = c.bytes() < 0 ? "?" : String.format(Locale.ROOT, "%,d", c.bytes());
-      out.printf(Locale.ROOT, "  %-52s %-11s %11s  %s -> %s%n", c.tensor(), c.shape(), bytes, c.from(), c.to());
-      totals.merge(job(c.from()) + " -> " + job(c.to()), Math.max(0, c.bytes()), Long::sum);
+    printTable(out, crossings, totals);
+    if (!fedToOtherTasks.isEmpty()) {
+      out.println();
+      out.println("Fed by the client, sent in the RunGraph request of the task that uses them:");
+      printTable(out, fedToOtherTasks, totals);
     }
     out.println();
     out.println("Bytes per step:");
     totals.forEach((dir, b) -> out.printf(Locale.ROOT, "  %-20s %,d%n", dir, b));
-    out.printf(Locale.ROOT, "  %-20s %,d%n", "total", crossings.stream().mapToLong(c -> Math.max(0, c.bytes())).sum());
+    out.printf(Locale.ROOT, "  %-20s %,d%n", "total", totals.values().stream().mapToLong(Long::longValue).sum());
   }
 
-  private long bytes(Output t) {
-    Shape s = t.shape();
+  private static void printTable(PrintStream out, List<Crossing> rows, Map<String, Long> totals) {
+    for (Crossing c : rows) {
+      String bytes = c.bytes() < 0 ? "?" : String.format(Locale.ROOT, "%,d", c.bytes());
+      out.printf(Locale.ROOT, "  %-52s %-11s %11s  %s -> %s%n", c.tensor(), c.shape(), bytes, c.from(), c.to());
+      totals.merge(job(c.from()) + " -> " + job(c.to()), Math.max(0, c.bytes()), Long::sum);
+    }
+  }
+
+  private static long bytes(Shape s, Output t) {
     if (!s.isFullyDefined()) {
       return -1;
     }

@@ -22,8 +22,19 @@ import java.util.Map;
  * StopGradient and ops declared not differentiable stop the flow; an x not connected to any y gets
  * null; an op on the path with no gradient defined is an error naming the op and its type.
  *
+ * <p>Placement: the gradient ops of a forward op — its gradient function, the sum of the gradients
+ * reaching its outputs, zeros for its unused outputs, the seed of a y — request the device the
+ * forward op requested, so a tower built under {@code withDevice("/job:worker/task:1")} has its
+ * backward pass there too. (TensorFlow 1.x gives them the device scope around the
+ * {@code tf.gradients} call instead; psflow has no ambient device scope, and the forward op's is
+ * what in-graph replication needs.) With {@code colocateGradientsWithOps} they are colocated with
+ * the forward op instead, as TensorFlow's {@code colocate_gradients_with_ops=True}: they go wherever
+ * the forward op is placed, even where it only joined a colocation group. Either way a tensor used
+ * on several devices has its gradients summed where it was produced.
+ *
  * <pre>{@code
  * List<Output> g = Gradients.of(List.of(loss), List.of(w.handle(), b.handle()));
+ * List<Operand> colocated = Gradients.compute(List.of(loss), List.of(w.handle()), null, true);
  * }</pre>
  */
 public final class Gradients {
@@ -38,8 +49,14 @@ public final class Gradients {
   }
 
   public static List<Output> of(List<? extends Operand> ys, List<? extends Operand> xs, List<? extends Operand> gradYs) {
+    return of(ys, xs, gradYs, false);
+  }
+
+  /** {@link #of} with TensorFlow's {@code colocate_gradients_with_ops}. */
+  public static List<Output> of(List<? extends Operand> ys, List<? extends Operand> xs, List<? extends Operand> gradYs,
+      boolean colocateGradientsWithOps) {
     List<Output> out = new ArrayList<>();
-    for (Operand g : compute(ys, xs, gradYs)) {
+    for (Operand g : compute(ys, xs, gradYs, colocateGradientsWithOps)) {
       out.add(g == null ? null : g.asOutput());
     }
     return out;
@@ -51,6 +68,12 @@ public final class Gradients {
    */
   public static List<Operand> compute(List<? extends Operand> ys, List<? extends Operand> xs,
       List<? extends Operand> gradYs) {
+    return compute(ys, xs, gradYs, false);
+  }
+
+  /** {@link #compute} with TensorFlow's {@code colocate_gradients_with_ops} (see the class comment). */
+  public static List<Operand> compute(List<? extends Operand> ys, List<? extends Operand> xs,
+      List<? extends Operand> gradYs, boolean colocateGradientsWithOps) {
     if (ys.isEmpty()) {
       throw new IllegalArgumentException("Gradients.of needs at least one y");
     }
@@ -59,10 +82,10 @@ public final class Gradients {
     }
     Graph g = ys.get(0).asOutput().op().graph();
     Ops tf = Ops.create(g).withSubScope("gradients");
-    Walk walk = new Walk(g, tf, ys, xs);
+    Walk walk = new Walk(g, tf, ys, xs, colocateGradientsWithOps);
     for (int i = 0; i < ys.size(); i++) {
       Output y = ys.get(i).asOutput();
-      Operand seed = gradYs != null ? gradYs.get(i) : GradientMath.onesLike(tf, y);
+      Operand seed = gradYs != null ? gradYs.get(i) : GradientMath.onesLike(walk.near(y.op()), y);
       walk.add(y, seed);
     }
     walk.run();
@@ -76,6 +99,7 @@ public final class Gradients {
   /** The state of one backward walk. */
   private static final class Walk {
     private final Ops tf;
+    private final boolean colocate;
     private final BitSet between = new BitSet();
     private final int[] pending;
     private final Map<Output, List<Operand>> grads = new HashMap<>();
@@ -83,8 +107,9 @@ public final class Gradients {
     private final List<Operation> ops;
     private final List<List<Operation>> consumers = new ArrayList<>();
 
-    Walk(Graph g, Ops tf, List<? extends Operand> ys, List<? extends Operand> xs) {
+    Walk(Graph g, Ops tf, List<? extends Operand> ys, List<? extends Operand> xs, boolean colocate) {
       this.tf = tf;
+      this.colocate = colocate;
       this.ops = g.operations();
       for (int i = 0; i < ops.size(); i++) {
         consumers.add(new ArrayList<>());
@@ -185,10 +210,10 @@ public final class Gradients {
       }
       for (int i = 0; i < outGrads.size(); i++) {
         if (outGrads.get(i) == null && fn != GradientFn.NONE) {
-          outGrads.set(i, GradientMath.zerosLike(tf, op.output(i)));
+          outGrads.set(i, GradientMath.zerosLike(near(op), op.output(i)));
         }
       }
-      Ops scoped = tf.withSubScope(op.name() + "_grad");
+      Ops scoped = near(op).withSubScope(op.name() + "_grad");
       List<Operand> inGrads = fn.apply(scoped, op, outGrads);
       if (inGrads.size() != op.numInputs()) {
         throw new IllegalStateException("gradient of '" + op.name() + "' (" + op.type() + ") returned "
@@ -201,6 +226,14 @@ public final class Gradients {
       }
     }
 
+    /** Where the gradient ops of {@code forward} are built: with it, or on the device it requested. */
+    Ops near(Operation forward) {
+      if (colocate) {
+        return tf.withColocation(forward);
+      }
+      return forward.device().isEmpty() ? tf : tf.withDevice(forward.device());
+    }
+
     /** An x op's own inputs need no gradient unless they too lie between xs and ys. */
     private boolean needsInputGradients(Operation op) {
       for (Output in : op.inputs()) {
@@ -211,13 +244,13 @@ public final class Gradients {
       return false;
     }
 
-    /** The sum of the gradients reaching {@code t} (memoized), or null when none does. */
+    /** The sum of the gradients reaching {@code t} (memoized, built with t's op), or null when none does. */
     Operand total(Output t) {
       if (totals.containsKey(t)) {
         return totals.get(t);
       }
       List<Operand> list = grads.get(t);
-      Operand sum = list == null || list.isEmpty() ? null : GradientMath.aggregate(tf, list);
+      Operand sum = list == null || list.isEmpty() ? null : GradientMath.aggregate(near(t.op()), list);
       totals.put(t, sum);
       return sum;
     }

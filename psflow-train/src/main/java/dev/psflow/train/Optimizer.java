@@ -70,6 +70,17 @@ public abstract class Optimizer {
    * {@link IndexedSlices} where only some rows are used (an embedding lookup).
    */
   public List<GradAndVar> computeGradients(Operand loss, List<Variable> varList) {
+    return computeGradients(loss, varList, false);
+  }
+
+  /**
+   * As {@link #computeGradients(Operand, List)}. Each gradient op requests the device of the forward
+   * op it differentiates, so a tower built under {@code withDevice("/job:worker/task:1")} has its
+   * backward pass on that task; with {@code colocateGradientsWithOps} (TensorFlow's
+   * {@code colocate_gradients_with_ops}) each is colocated with its forward op instead, going
+   * wherever that op is placed. See {@link Gradients}.
+   */
+  public List<GradAndVar> computeGradients(Operand loss, List<Variable> varList, boolean colocateGradientsWithOps) {
     Output y = loss.asOutput();
     if (!y.dtype().isFloating()) {
       throw new IllegalArgumentException(
@@ -83,7 +94,7 @@ public abstract class Optimizer {
     for (Variable v : vars) {
       handles.add(v.handle());
     }
-    List<Operand> grads = Gradients.compute(List.of(y), handles, null);
+    List<Operand> grads = Gradients.compute(List.of(y), handles, null, colocateGradientsWithOps);
     List<GradAndVar> out = new ArrayList<>();
     for (int i = 0; i < vars.size(); i++) {
       out.add(new GradAndVar(grads.get(i), vars.get(i)));
@@ -148,7 +159,12 @@ public abstract class Optimizer {
    * no variable has a gradient, naming the variables and the loss.
    */
   public Operation minimize(Operand loss, Variable globalStep, List<Variable> varList) {
-    List<GradAndVar> gradsAndVars = computeGradients(loss, varList);
+    return minimize(loss, globalStep, varList, false);
+  }
+
+  /** {@link #minimize(Operand, Variable, List)} with TensorFlow's {@code colocate_gradients_with_ops}. */
+  public Operation minimize(Operand loss, Variable globalStep, List<Variable> varList, boolean colocateGradientsWithOps) {
+    List<GradAndVar> gradsAndVars = computeGradients(loss, varList, colocateGradientsWithOps);
     if (gradsAndVars.stream().allMatch(gv -> gv.gradient() == null)) {
       throw new IllegalArgumentException("No gradients provided for any variable, check your graph for ops that do "
           + "not support gradients, between variables " + describe(gradsAndVars) + " and loss " + loss.asOutput() + ".");

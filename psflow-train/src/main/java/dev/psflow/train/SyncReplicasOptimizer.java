@@ -86,8 +86,8 @@ public final class SyncReplicasOptimizer extends Optimizer {
 
   /** The wrapped optimizer's gradients. */
   @Override
-  public List<GradAndVar> computeGradients(Operand loss, List<Variable> varList) {
-    return opt.computeGradients(loss, varList);
+  public List<GradAndVar> computeGradients(Operand loss, List<Variable> varList, boolean colocateGradientsWithOps) {
+    return opt.computeGradients(loss, varList, colocateGradientsWithOps);
   }
 
   /**
