@@ -1,5 +1,6 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.Explanation;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.examples.InGraphReplica;
 import dev.psflow.examples.MnistModel;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Option;
         + "variables on the ps and a tower per worker task, averages the towers' gradients on the ps and applies "
         + "them once per step; the other workers only serve.",
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 in-graph-replica --train_steps=500"})
-public final class InGraphReplicaCommand implements Callable<Integer>, StepToExplain.Source {
+public final class InGraphReplicaCommand implements Callable<Integer>, StepToExplain {
   @Option(names = "--job_name", description = "job name: worker or ps")
   String jobName;
 
@@ -59,7 +60,7 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
 
   /** The client's step: feed each tower a batch, run the train op, fetch global_step. */
   @Override
-  public StepToExplain describeStep() {
+  public Explanation.Step describeStep() {
     ClusterSpec cluster = ClusterSpec.fromFlags(psHosts, workerHosts);
     InGraphReplica.InGraph g = InGraphReplica.buildGraph(flags(), cluster);
     List<dev.psflow.graph.Output> feeds = new ArrayList<>();
@@ -68,7 +69,7 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
       feeds.addAll(List.of(t.x(), t.labels()));
       shapes.addAll(List.of(Shape.of(batchSize, 784), Shape.of(batchSize, 10)));
     }
-    return new StepToExplain("in-graph-replica", g.graph(), cluster, ClusterSpec.taskName("worker", 0), g.config(),
+    return new Explanation.Step("in-graph-replica", g.graph(), cluster, ClusterSpec.taskName("worker", 0), g.config(),
         feeds, shapes, List.of(g.stepAfterTrain()), List.of(g.trainStep()));
   }
 }

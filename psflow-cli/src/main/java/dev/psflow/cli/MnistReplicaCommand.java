@@ -1,5 +1,6 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.Explanation;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.examples.MnistModel;
 import dev.psflow.examples.MnistReplica;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
 /** {@code psflow mnist-replica}: TensorFlow's distributed MNIST replica example, with its flags. */
 @Command(name = "mnist-replica", mixinStandardHelpOptions = true,
     description = "Distributed MNIST training and validation, with model replicas (TensorFlow's mnist_replica.py).")
-public final class MnistReplicaCommand implements Callable<Integer>, StepToExplain.Source {
+public final class MnistReplicaCommand implements Callable<Integer>, StepToExplain {
   @Option(names = "--job_name", description = "job name: worker or ps")
   String jobName;
 
@@ -91,14 +92,14 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
 
   /** The step a worker runs ({@code --task_index}, default 0): feed a batch, run the train op, fetch global_step. */
   @Override
-  public StepToExplain describeStep() {
+  public Explanation.Step describeStep() {
     if (taskIndex == null) {
       taskIndex = 0;
     }
     ClusterSpec cluster = ClusterSpec.fromFlags(psHosts, workerHosts);
     MnistReplica.ReplicaGraph g = MnistReplica.buildGraph(flags(), cluster);
     MnistModel m = g.model();
-    return new StepToExplain("mnist-replica", g.graph(), cluster, ClusterSpec.taskName("worker", taskIndex), g.config(),
+    return new Explanation.Step("mnist-replica", g.graph(), cluster, ClusterSpec.taskName("worker", taskIndex), g.config(),
         List.of(m.x(), m.labels()), List.of(Shape.of(batchSize, 784), Shape.of(batchSize, 10)),
         List.of(m.globalStep().value()), List.of(g.trainStep()));
   }

@@ -1,5 +1,6 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.Explanation;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.examples.Toy;
 import java.util.List;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Option;
 /** {@code psflow toy}: the parameter-placement example (w, b on the ps; add, mul, div on three workers). */
 @Command(name = "toy", mixinStandardHelpOptions = true,
     description = "w and b on /job:ps/task:0; w+b, w*b, w/b on workers 0, 1, 2; worker 0's client prints them.")
-public final class ToyCommand implements Callable<Integer>, StepToExplain.Source {
+public final class ToyCommand implements Callable<Integer>, StepToExplain {
   @Option(names = "--job_name", required = true, description = "ps or worker")
   String jobName;
 
@@ -31,10 +32,10 @@ public final class ToyCommand implements Callable<Integer>, StepToExplain.Source
   }
 
   @Override
-  public StepToExplain describeStep() {
+  public Explanation.Step describeStep() {
     ClusterSpec cluster = ClusterSpec.fromFlags(psHosts, workerHosts);
     Toy.ToyGraph t = Toy.buildGraph(cluster.numTasks("worker"));
-    return new StepToExplain("toy", t.graph(), cluster, ClusterSpec.taskName("worker", 0),
+    return new Explanation.Step("toy", t.graph(), cluster, ClusterSpec.taskName("worker", 0),
         dev.psflow.exec.SessionOptions.DEFAULTS, List.of(), List.of(), List.of(t.add(), t.mul(), t.div()), List.of());
   }
 }

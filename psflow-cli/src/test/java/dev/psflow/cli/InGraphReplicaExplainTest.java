@@ -1,5 +1,6 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.Explanation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.psflow.exec.Partition;

@@ -74,7 +74,7 @@ final class ExecutorStep {
         } else {
           long start = System.nanoTime();
           n.kernel().compute(new Context(n));
-          tracer.opDone(n.op(), start, System.nanoTime());
+          tracer.opDone(n.op(), start, System.nanoTime(), outputBytes(n));
         }
         checkOutputs(n);
       } catch (Throwable t) {
@@ -87,11 +87,15 @@ final class ExecutorStep {
 
   private void runAsync(Node n) {
     Context ctx = new Context(n);
+    long start = step.tracer() == null ? 0 : System.nanoTime();
     try {
       ((AsyncKernel) n.kernel()).computeAsync(ctx, () -> {
         if (ctx.error != null) {
           fail(n, ctx.error);
           return;
+        }
+        if (step.tracer() != null) {
+          step.tracer().opDone(n.op(), start, System.nanoTime(), outputBytes(n));
         }
         try {
           checkOutputs(n);
@@ -166,6 +170,18 @@ final class ExecutorStep {
     int poll() {
       return items[head++];
     }
+  }
+
+  /** The bytes of the op's outputs (only when tracing: it walks the outputs). */
+  private long outputBytes(Node n) {
+    long bytes = 0;
+    for (int i = 0; i < n.op().numOutputs(); i++) {
+      Tensor t = slots[n.outBase() + i];
+      if (t != null) {
+        bytes += (long) t.size() * Math.max(1, t.dtype().byteSize());
+      }
+    }
+    return bytes;
   }
 
   private void checkOutputs(Node n) {

@@ -53,13 +53,27 @@ public final class LocalSession implements Session {
 
   @Override
   public List<Tensor> run(RunRequest r) {
+    return run(r, tracer);
+  }
+
+  @Override
+  public Run runWithMetadata(RunRequest r) {
+    if (!r.options().traced()) {
+      return new Run(run(r, tracer), RunMetadata.EMPTY);
+    }
+    StepStatsCollector stats = new StepStatsCollector(device.name());
+    List<Tensor> out = run(r, stats);
+    return new Run(out, new RunMetadata(new StepStats(List.of(stats.stats()))));
+  }
+
+  private List<Tensor> run(RunRequest r, StepTracer stepTracer) {
     if (closed) {
       throw new IllegalStateException("session is closed");
     }
     FeedChecks.check(r.feeds(), r.feedValues());
     Executor ex = executors.computeIfAbsent(new Signature(r.feeds(), r.fetches(), r.targets()), this::build);
     long timeout = r.timeoutMillis() > 0 ? r.timeoutMillis() : options.operationTimeoutMillis();
-    StepContext step = StepContext.local(stepIds.incrementAndGet()).withTracer(tracer);
+    StepContext step = StepContext.local(stepIds.incrementAndGet()).withTracer(stepTracer);
     return Steps.await(ex.run(step, r.feedValues().toArray(Tensor[]::new)), step, timeout);
   }
 

@@ -22,7 +22,7 @@ public final class Runner {
   private final List<Tensor> feedValues = new ArrayList<>();
   private final List<Output> fetches = new ArrayList<>();
   private final List<Operation> targets = new ArrayList<>();
-  private long timeoutMillis;
+  private RunOptions options = RunOptions.DEFAULTS;
 
   Runner(Session session) {
     this.session = session;
@@ -64,11 +64,26 @@ public final class Runner {
 
   /** A deadline for this run; DEADLINE_EXCEEDED past it. */
   public Runner setTimeoutMillis(long millis) {
-    this.timeoutMillis = millis;
+    this.options = options.withTimeoutMillis(millis);
+    return this;
+  }
+
+  /** The run's options: trace level and deadline (TensorFlow's {@code RunOptions}). */
+  public Runner setOptions(RunOptions o) {
+    this.options = o;
     return this;
   }
 
   public List<Tensor> run() {
-    return session.run(new RunRequest(feeds, feedValues, fetches, targets, timeoutMillis));
+    return session.run(request());
+  }
+
+  /** Runs, and returns the fetches with the step's {@link RunMetadata} (statistics when traced). */
+  public Session.Run runAndFetchMetadata() {
+    return session.runWithMetadata(request());
+  }
+
+  private RunRequest request() {
+    return new RunRequest(feeds, feedValues, fetches, targets, options);
   }
 }

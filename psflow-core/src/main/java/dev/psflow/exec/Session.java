@@ -47,6 +47,15 @@ public interface Session extends AutoCloseable {
    */
   java.util.List<dev.psflow.tensor.Tensor> run(RunRequest request);
 
+  /**
+   * Runs one step as {@link #run}, and returns its {@link RunMetadata} too: with a trace level in
+   * the request's options, every op's time and output bytes on every task that ran part of it.
+   */
+  Run runWithMetadata(RunRequest request);
+
+  /** The fetches of one run and what it reports (TensorFlow Java's {@code Session.Run}). */
+  record Run(java.util.List<dev.psflow.tensor.Tensor> outputs, RunMetadata metadata) {}
+
   /** The graph this session runs. */
   Graph graph();
 

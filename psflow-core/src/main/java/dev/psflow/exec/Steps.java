@@ -13,6 +13,11 @@ public final class Steps {
   private Steps() {}
 
   public static List<Tensor> await(CompletableFuture<List<Tensor>> result, StepContext step, long timeoutMillis) {
+    return awaitResult(result, step, timeoutMillis);
+  }
+
+  /** As {@link #await}, for any step result (a {@link Session.Run}, say). */
+  public static <T> T awaitResult(CompletableFuture<T> result, StepContext step, long timeoutMillis) {
     try {
       return timeoutMillis > 0 ? result.get(timeoutMillis, TimeUnit.MILLISECONDS) : result.get();
     } catch (TimeoutException e) {

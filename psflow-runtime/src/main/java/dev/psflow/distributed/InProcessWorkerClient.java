@@ -43,8 +43,9 @@ public final class InProcessWorkerClient implements WorkerClient {
   }
 
   @Override
-  public CompletableFuture<List<Tensor>> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis) {
-    return worker.runGraph(graphHandle, stepId, feeds);
+  public CompletableFuture<GraphRun> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis,
+      boolean trace) {
+    return worker.runGraph(graphHandle, stepId, feeds, trace);
   }
 
   @Override

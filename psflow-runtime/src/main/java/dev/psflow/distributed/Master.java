@@ -1,6 +1,8 @@
 package dev.psflow.distributed;
 
 import dev.psflow.cluster.ClusterSpec;
+import dev.psflow.exec.RunOptions;
+import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Graph;
@@ -24,7 +26,8 @@ import java.util.concurrent.Executors;
  *
  * <pre>{@code
  * String h = master.createSession(GraphDefs.toProto(graph), options);
- * List<Tensor> out = master.runStep(h, List.of("x:0"), List.of(x), List.of("y:0"), List.of(), 0).join();
+ * List<Tensor> out = master.runStep(h, List.of("x:0"), List.of(x), List.of("y:0"), List.of(), RunOptions.DEFAULTS)
+ *     .join().outputs();
  * }</pre>
  */
 public final class Master implements MasterApi {
@@ -58,10 +61,10 @@ public final class Master implements MasterApi {
   }
 
   @Override
-  public CompletableFuture<List<Tensor>> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
-      List<String> fetches, List<String> targets, long timeoutMillis) {
+  public CompletableFuture<Session.Run> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
+      List<String> fetches, List<String> targets, RunOptions options) {
     try {
-      return session(handle).runStep(feedNames, feedValues, fetches, targets, timeoutMillis);
+      return session(handle).runStep(feedNames, feedValues, fetches, targets, options);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(StatusException.from(e));
     }

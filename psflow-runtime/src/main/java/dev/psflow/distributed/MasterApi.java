@@ -1,5 +1,7 @@
 package dev.psflow.distributed;
 
+import dev.psflow.exec.RunOptions;
+import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.proto.GraphDef;
 import dev.psflow.tensor.Tensor;
@@ -18,9 +20,12 @@ public interface MasterApi {
   /** Adds the ops of {@code delta} (ops added since {@code currentVersion}); returns the new version. */
   long extendSession(String handle, GraphDef delta, long currentVersion);
 
-  /** Runs one step: feeds by tensor name, fetches by tensor name, targets by op name. */
-  CompletableFuture<List<Tensor>> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
-      List<String> fetches, List<String> targets, long timeoutMillis);
+  /**
+   * Runs one step: feeds by tensor name, fetches by tensor name, targets by op name; the options'
+   * trace level asks for every task's step statistics in the result's metadata.
+   */
+  CompletableFuture<Session.Run> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
+      List<String> fetches, List<String> targets, RunOptions options);
 
   void closeSession(String handle);
 

@@ -2,8 +2,12 @@ package dev.psflow.distributed;
 
 import dev.psflow.exec.Code;
 import dev.psflow.exec.FeedChecks;
+import dev.psflow.exec.RunMetadata;
+import dev.psflow.exec.RunOptions;
+import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.StepStats;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
@@ -68,15 +72,16 @@ final class MasterSession {
    * executor (planning registers partitions with other tasks, which may take a round trip each),
    * so the caller — a transport thread, for a remote client — is never held.
    */
-  CompletableFuture<List<Tensor>> runStep(List<String> feedNames, List<Tensor> feedValues, List<String> fetchNames,
-      List<String> targetNames, long timeoutMillis) {
+  CompletableFuture<Session.Run> runStep(List<String> feedNames, List<Tensor> feedValues, List<String> fetchNames,
+      List<String> targetNames, RunOptions runOptions) {
     Signature sig = new Signature(List.copyOf(feedNames), List.copyOf(fetchNames), List.copyOf(targetNames));
-    long timeout = timeoutMillis > 0 ? timeoutMillis : options.operationTimeoutMillis();
+    long timeout = runOptions.timeoutMillis() > 0 ? runOptions.timeoutMillis() : options.operationTimeoutMillis();
+    boolean trace = runOptions.traced();
     CompletableFuture<StepPlan> f = plans.get(sig);
     StepPlan ready = f == null ? null : f.getNow(null);
     if (ready != null) {
       FeedChecks.check(ready.feeds(), feedValues);
-      return execute(ready, sig, STEP_IDS.incrementAndGet(), feedValues, timeout);
+      return execute(ready, sig, STEP_IDS.incrementAndGet(), feedValues, timeout, trace);
     }
     if (f == null) {
       f = plan(sig, feedValues);
@@ -87,7 +92,7 @@ final class MasterSession {
       }
       FeedChecks.check(plan.feeds(), feedValues);
       return plan;
-    }).thenCompose(plan -> execute(plan, sig, STEP_IDS.incrementAndGet(), feedValues, timeout));
+    }).thenCompose(plan -> execute(plan, sig, STEP_IDS.incrementAndGet(), feedValues, timeout, trace));
   }
 
   /** The plan of {@code sig}, built once (on the planning executor) however many steps ask at once. */
@@ -115,15 +120,18 @@ final class MasterSession {
     return mine;
   }
 
-  private CompletableFuture<List<Tensor>> execute(StepPlan plan, Signature sig, long stepId, List<Tensor> feedValues,
-      long timeoutMillis) {
+  private CompletableFuture<Session.Run> execute(StepPlan plan, Signature sig, long stepId, List<Tensor> feedValues,
+      long timeoutMillis, boolean trace) {
+    StepStats.DeviceStepStats[] stats = trace ? new StepStats.DeviceStepStats[plan.parts().size()] : null;
     Tensor[] results = new Tensor[sig.fetches().size()];
     AtomicReference<StatusException> first = new AtomicReference<>();
     List<CompletableFuture<Void>> runs = new ArrayList<>();
-    for (StepPlan.Part p : plan.parts()) {
+    for (int part = 0; part < plan.parts().size(); part++) {
+      StepPlan.Part p = plan.parts().get(part);
+      int partIndex = part;
       List<Tensor> feeds = new ArrayList<>(p.feedIndex().size());
       p.feedIndex().forEach(i -> feeds.add(feedValues.get(i)));
-      runs.add(p.client().runGraph(p.graphHandle(), stepId, feeds, timeoutMillis).handle((out, e) -> {
+      runs.add(p.client().runGraph(p.graphHandle(), stepId, feeds, timeoutMillis, trace).handle((run, e) -> {
         if (e != null) {
           StatusException s = StatusException.from(e instanceof CompletionException ? e.getCause() : e);
           if (first.compareAndSet(null, s)) {
@@ -131,8 +139,12 @@ final class MasterSession {
           }
           return null;
         }
+        List<Tensor> out = run.fetches();
         for (int i = 0; i < out.size(); i++) {
           results[p.fetchIndex().get(i)] = out.get(i);
+        }
+        if (stats != null) {
+          stats[partIndex] = run.stats();
         }
         return null;
       }));
@@ -156,7 +168,9 @@ final class MasterSession {
         }
         throw s;
       }
-      return List.of(results);
+      RunMetadata metadata = stats == null ? RunMetadata.EMPTY : new RunMetadata(new StepStats(
+          java.util.Arrays.stream(stats).filter(java.util.Objects::nonNull).toList()));
+      return new Session.Run(List.of(results), metadata);
     });
   }
 

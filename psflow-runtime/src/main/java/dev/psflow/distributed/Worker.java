@@ -8,6 +8,7 @@ import dev.psflow.exec.FeedChecks;
 import dev.psflow.exec.Pruner;
 import dev.psflow.exec.StatusException;
 import dev.psflow.exec.StepContext;
+import dev.psflow.exec.StepStatsCollector;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
@@ -36,7 +37,7 @@ import java.util.function.Function;
  * <pre>{@code
  * Worker w = new Worker("/job:ps/replica:0/task:0", peers);
  * String h = w.registerGraph(request);
- * w.runGraph(h, stepId, feeds, 0).join();
+ * w.runGraph(h, stepId, feeds, false).join().fetches();
  * }</pre>
  */
 public final class Worker {
@@ -98,8 +99,8 @@ public final class Worker {
     graphs.remove(handle);
   }
 
-  /** Runs one step of a registered partition. */
-  public CompletableFuture<List<Tensor>> runGraph(String handle, long stepId, List<Tensor> feeds) {
+  /** Runs one step of a registered partition; with {@code trace}, records every op's time and output bytes. */
+  public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace) {
     Registered g = graphs.get(handle);
     if (g == null) {
       return CompletableFuture.failedFuture(StatusException.aborted("graph " + handle + " is not registered on "
@@ -112,10 +113,11 @@ public final class Worker {
     StepRendezvous r = step(stepId);
     CancellationManager cancel = r.cancellation();
     cancel.onCancel(() -> r.abort(cancel.cause()));
+    StepStatsCollector stats = trace ? new StepStatsCollector(device.name()) : null;
     CompletableFuture<List<Tensor>> result;
     try {
       FeedChecks.check(g.executor().feeds(), feeds);
-      result = g.executor().run(new StepContext(stepId, cancel, r), feeds.toArray(Tensor[]::new));
+      result = g.executor().run(new StepContext(stepId, cancel, r, stats), feeds.toArray(Tensor[]::new));
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(StatusException.from(e));
     }
@@ -125,7 +127,7 @@ public final class Worker {
       }
       r.markRunDone();
       removeIfFinished(stepId, r);
-    });
+    }).thenApply(out -> new WorkerClient.GraphRun(out, stats == null ? null : stats.stats()));
   }
 
   /** Serves a peer's pull of a tensor this task sent (or will send) in step {@code stepId}. */

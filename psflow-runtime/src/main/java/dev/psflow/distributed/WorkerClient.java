@@ -1,6 +1,7 @@
 package dev.psflow.distributed;
 
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.StepStats;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.tensor.Tensor;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * <pre>{@code
  * WorkerClient ps = workers.client("/job:ps/replica:0/task:0");
  * String handle = ps.registerGraph(request).join();
- * List<Tensor> fetched = ps.runGraph(handle, stepId, feeds, 0).join();
+ * List<Tensor> fetched = ps.runGraph(handle, stepId, feeds, 0, false).join().fetches();
  * }</pre>
  */
 public interface WorkerClient {
@@ -28,8 +29,12 @@ public interface WorkerClient {
 
   CompletableFuture<Void> deregisterGraph(String graphHandle);
 
-  /** Runs one step of a registered graph with its feeds (in registration order); returns its fetches. */
-  CompletableFuture<List<Tensor>> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis);
+  /**
+   * Runs one step of a registered graph with its feeds (in registration order); returns its fetches,
+   * and with {@code trace} every op's time and output bytes on that task.
+   */
+  CompletableFuture<GraphRun> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis,
+      boolean trace);
 
   /** Pulls the tensor a _Send of step {@code stepId} left (or will leave) under {@code key} on that task. */
   CompletableFuture<Tensor> recvTensor(long stepId, String key);
@@ -39,6 +44,9 @@ public interface WorkerClient {
 
   /** Drops the resources (variables, queues) of these containers on that task. */
   CompletableFuture<Void> reset(List<String> containers);
+
+  /** What one RunGraph returns: the fetches, and the task's step statistics (null when not traced). */
+  record GraphRun(List<Tensor> fetches, StepStats.DeviceStepStats stats) {}
 
   /** What GetStatus reports: the task, its devices, and an id that changes when the task restarts. */
   record WorkerStatus(String task, List<String> devices, long incarnation) {}

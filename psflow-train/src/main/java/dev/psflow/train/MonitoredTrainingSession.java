@@ -99,6 +99,12 @@ public final class MonitoredTrainingSession implements Session {
    */
   @Override
   public List<Tensor> run(RunRequest request) {
+    return recoverably(s -> runHooked(s, request).outputs());
+  }
+
+  /** As {@link #run}, with the step's metadata (its statistics when the request's options trace). */
+  @Override
+  public Run runWithMetadata(RunRequest request) {
     return recoverably(s -> runHooked(s, request));
   }
 
@@ -138,7 +144,7 @@ public final class MonitoredTrainingSession implements Session {
     }
   }
 
-  private List<Tensor> runHooked(Session s, RunRequest request) {
+  private Run runHooked(Session s, RunRequest request) {
     SessionRunContext context = new SessionRunContext(request, s);
     // One fetch per distinct tensor: the caller and several hooks often fetch the same global step.
     Map<Output, Integer> index = new LinkedHashMap<>();
@@ -149,13 +155,14 @@ public final class MonitoredTrainingSession implements Session {
       asked.add(fetches);
       fetches.forEach(o -> index.putIfAbsent(o, index.size()));
     }
-    List<Tensor> out = s.run(new RunRequest(request.feeds(), request.feedValues(), List.copyOf(index.keySet()),
-        request.targets(), request.timeoutMillis()));
+    Run run = s.runWithMetadata(new RunRequest(request.feeds(), request.feedValues(), List.copyOf(index.keySet()),
+        request.targets(), request.options()));
+    List<Tensor> out = run.outputs();
     for (int i = 0; i < hooks.size(); i++) {
       hooks.get(i).afterRun(context, pick(out, index, asked.get(i)));
     }
     stopRequested |= context.stopRequested();
-    return pick(out, index, request.fetches());
+    return new Run(pick(out, index, request.fetches()), run.metadata());
   }
 
   private static List<Tensor> pick(List<Tensor> out, Map<Output, Integer> index, List<Output> wanted) {

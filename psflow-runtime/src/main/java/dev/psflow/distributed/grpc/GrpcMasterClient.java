@@ -1,7 +1,11 @@
 package dev.psflow.distributed.grpc;
 
 import dev.psflow.distributed.MasterApi;
+import dev.psflow.exec.RunMetadata;
+import dev.psflow.exec.RunOptions;
+import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
+import dev.psflow.exec.StepStats;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.CloseSessionRequest;
 import dev.psflow.proto.CreateSessionRequest;
@@ -60,21 +64,24 @@ final class GrpcMasterClient implements MasterApi {
   }
 
   @Override
-  public CompletableFuture<List<Tensor>> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
-      List<String> fetches, List<String> targets, long timeoutMillis) {
+  public CompletableFuture<Session.Run> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
+      List<String> fetches, List<String> targets, RunOptions options) {
+    long timeoutMillis = options.timeoutMillis();
     RunStepRequest.Builder b = RunStepRequest.newBuilder().setSessionHandle(handle).addAllFetch(fetches)
-        .addAllTarget(targets).setTimeoutMs(timeoutMillis);
+        .addAllTarget(targets).setTimeoutMs(timeoutMillis).setTraceLevel(options.traceLevel().ordinal());
     for (int i = 0; i < feedNames.size(); i++) {
       b.addFeed(NamedTensor.newBuilder().setName(feedNames.get(i)).setTensor(TensorProtos.toProto(feedValues.get(i))));
     }
-    CompletableFuture<List<Tensor>> out = new CompletableFuture<>();
+    CompletableFuture<Session.Run> out = new CompletableFuture<>();
     var stub = timeoutMillis > 0 ? async.withDeadlineAfter(timeoutMillis + 1000, TimeUnit.MILLISECONDS) : async;
     stub.runStep(b.build(), new StreamObserver<RunStepResponse>() {
       @Override
       public void onNext(RunStepResponse r) {
         List<Tensor> t = new ArrayList<>(r.getTensorCount());
         r.getTensorList().forEach(nt -> t.add(TensorProtos.fromProto(nt.getTensor())));
-        out.complete(t);
+        RunMetadata metadata = r.getDevStatsCount() == 0 ? RunMetadata.EMPTY : new RunMetadata(
+            new StepStats(r.getDevStatsList().stream().map(StepStatsProtos::fromProto).toList()));
+        out.complete(new Session.Run(t, metadata));
       }
 
       @Override

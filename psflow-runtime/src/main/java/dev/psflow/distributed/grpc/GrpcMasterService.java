@@ -1,6 +1,7 @@
 package dev.psflow.distributed.grpc;
 
 import dev.psflow.distributed.MasterApi;
+import dev.psflow.exec.RunOptions;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.CloseSessionRequest;
@@ -61,12 +62,17 @@ final class GrpcMasterService extends MasterServiceGrpc.MasterServiceImplBase {
         names.add(nt.getName());
         values.add(TensorProtos.fromProto(nt.getTensor()));
       }
+      RunOptions.TraceLevel[] levels = RunOptions.TraceLevel.values();
+      RunOptions.TraceLevel level = req.getTraceLevel() >= 0 && req.getTraceLevel() < levels.length
+          ? levels[req.getTraceLevel()] : RunOptions.TraceLevel.FULL_TRACE;
       return master.runStep(req.getSessionHandle(), names, values, req.getFetchList(), req.getTargetList(),
-          req.getTimeoutMs()).thenApply(fetched -> {
+          new RunOptions(level, Math.max(0, req.getTimeoutMs()))).thenApply(run -> {
             RunStepResponse.Builder b = RunStepResponse.newBuilder();
+            List<Tensor> fetched = run.outputs();
             for (int i = 0; i < fetched.size(); i++) {
               b.addTensor(NamedTensor.newBuilder().setName(req.getFetch(i)).setTensor(TensorProtos.toProto(fetched.get(i))));
             }
+            run.metadata().stepStats().devStats().forEach(d -> b.addDevStats(StepStatsProtos.toProto(d)));
             return b.build();
           });
     });

@@ -73,6 +73,11 @@ public final class GrpcSession implements Session {
 
   @Override
   public List<Tensor> run(RunRequest r) {
+    return runWithMetadata(r).outputs();
+  }
+
+  @Override
+  public Run runWithMetadata(RunRequest r) {
     String h = ensureCurrent();
     List<String> feeds = new ArrayList<>(r.feeds().size());
     for (Output o : r.feeds()) {
@@ -87,7 +92,8 @@ public final class GrpcSession implements Session {
       targets.add(t.name());
     }
     long timeout = r.timeoutMillis() > 0 ? r.timeoutMillis() : options.operationTimeoutMillis();
-    return Steps.await(master.runStep(h, feeds, r.feedValues(), fetches, targets, timeout), StepContext.local(0), 0);
+    return Steps.awaitResult(master.runStep(h, feeds, r.feedValues(), fetches, targets, r.options().withTimeoutMillis(timeout)),
+        StepContext.local(0), 0);
   }
 
   private String ensureCurrent() {

@@ -63,9 +63,10 @@ final class GrpcWorkerClient implements WorkerClient {
   }
 
   @Override
-  public CompletableFuture<List<Tensor>> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis) {
+  public CompletableFuture<GraphRun> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis,
+      boolean trace) {
     RunGraphRequest.Builder b = RunGraphRequest.newBuilder().setGraphHandle(graphHandle).setStepId(stepId)
-        .setTimeoutMs(timeoutMillis);
+        .setTimeoutMs(timeoutMillis).setTrace(trace);
     feeds.forEach(t -> b.addFeed(TensorProtos.toProto(t)));
     var s = timeoutMillis > 0 ? stub.withDeadlineAfter(timeoutMillis, TimeUnit.MILLISECONDS) : stub;
     return call(s::runGraph, b.build(), r -> {
@@ -73,7 +74,7 @@ final class GrpcWorkerClient implements WorkerClient {
       for (TensorProto p : r.getFetchList()) {
         out.add(TensorProtos.fromProto(p));
       }
-      return out;
+      return new GraphRun(out, r.hasStepStats() ? StepStatsProtos.fromProto(r.getStepStats()) : null);
     });
   }
 

@@ -63,9 +63,12 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
       for (TensorProto p : req.getFeedList()) {
         feeds.add(TensorProtos.fromProto(p));
       }
-      return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds).thenApply(fetched -> {
+      return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace()).thenApply(run -> {
         RunGraphResponse.Builder b = RunGraphResponse.newBuilder();
-        fetched.forEach(t -> b.addFetch(TensorProtos.toProto(t)));
+        run.fetches().forEach(t -> b.addFetch(TensorProtos.toProto(t)));
+        if (run.stats() != null) {
+          b.setStepStats(StepStatsProtos.toProto(run.stats()));
+        }
         return b.build();
       });
     });

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.cluster.FreePorts;
 import dev.psflow.distributed.Server;
+import dev.psflow.exec.RunMetadata;
+import dev.psflow.exec.RunOptions;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
+import dev.psflow.exec.StepStats;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operation;
@@ -91,6 +94,30 @@ class RemoteClientTest {
       assertThatThrownBy(() -> s.runner().fetch(c).run())
           .isInstanceOf(StatusException.class)
           .hasMessageContaining("/job:worker/task:7");
+    }
+  }
+
+  @Test
+  void aTracedStepReportsEachTasksOpsAndTheBytesThatCrossed() {
+    Graph g = new Graph();
+    Ops tf = Ops.create(g);
+    Variable v = tf.withDevice("/job:ps/task:0").variable("traced", tf.constant(new float[] {1, 2, 3}));
+    Output doubled = tf.withDevice("/job:worker/task:1").withName("doubled").mul(v, tf.constant(2f));
+    try (Session s = GrpcSession.overTheWire(g, servers.get(1).target(), SessionOptions.DEFAULTS)) {
+      s.runner().addTarget(tf.globalVariablesInitializer()).run();
+      Session.Run r = s.runner().fetch(doubled)
+          .setOptions(RunOptions.DEFAULTS.withTraceLevel(RunOptions.TraceLevel.FULL_TRACE)).runAndFetchMetadata();
+      assertThat(r.outputs().get(0)).isEqualTo(Tensor.vector(2f, 4f, 6f));
+      StepStats stats = r.metadata().stepStats();
+      StepStats.DeviceStepStats ps = stats.device("/job:ps/replica:0/task:0/device:CPU:0");
+      StepStats.DeviceStepStats worker = stats.device("/job:worker/replica:0/task:1/device:CPU:0");
+      assertThat(ps.nodeStats()).extracting(StepStats.NodeExecStats::opType).contains("ReadVariableOp", "_Send");
+      assertThat(worker.nodeStats()).anySatisfy(n -> {
+        assertThat(n.opType()).isEqualTo("_Recv");
+        assertThat(n.outputBytes()).isEqualTo(3 * 4); // the variable's value, pulled from the ps
+      });
+      assertThat(worker.nodeStats()).anySatisfy(n -> assertThat(n.nodeName()).isEqualTo("doubled"));
+      assertThat(s.runner().fetch(doubled).runAndFetchMetadata().metadata()).isEqualTo(RunMetadata.EMPTY);
     }
   }
 }
