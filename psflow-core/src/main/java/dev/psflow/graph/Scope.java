@@ -6,8 +6,15 @@ import java.util.List;
 
 /**
  * Where new ops go: the graph, a name prefix, the device (string or function) to request, control
- * dependencies and a colocation target. Immutable; each {@code with*} returns a new scope, so a
- * scope can be shared freely between threads.
+ * dependencies and a colocation target. Immutable apart from the one-shot name of {@link #withName}
+ * (resolved once, under a lock); each {@code with*} returns a new scope, so a scope can be shared
+ * freely between threads.
+ *
+ * <p>A name given by {@link #withName} goes to one op: the op a facade method returns. The other
+ * ops such a method builds (constants for axes and shapes, the parts of a composite) are built in
+ * {@link #helperScope()}, under that name, as TensorFlow builds an op's inputs inside
+ * {@code name_scope(name)}: {@code tf.withName("loss").reduceMean(x)} makes {@code loss/Const} and
+ * {@code loss}.
  *
  * <pre>{@code
  * Scope s = Scope.root(graph).withSubScope("layer1").withDevice("/job:worker/task:0");
@@ -17,12 +24,12 @@ import java.util.List;
 public final class Scope {
   private final Graph graph;
   private final String prefix; // "" or "a/b/"
-  private final String opName; // one-shot exact name (withName), or null
+  private final PendingName opName; // the one-shot name of withName, or null
   private final List<DeviceFunction> devices;
   private final List<Operation> controlDeps;
   private final Operation colocateWith;
 
-  private Scope(Graph graph, String prefix, String opName, List<DeviceFunction> devices,
+  private Scope(Graph graph, String prefix, PendingName opName, List<DeviceFunction> devices,
       List<Operation> controlDeps, Operation colocateWith) {
     this.graph = graph;
     this.prefix = prefix;
@@ -40,10 +47,46 @@ public final class Scope {
     return graph;
   }
 
-  /** The next op built is named {@code name} (under the current prefix, made unique if taken). */
+  /**
+   * The next op built is named {@code name} (under the current prefix, made unique if taken); ops
+   * built in {@link #helperScope()} go under that name. Later ops built in this scope get the name
+   * made unique again ({@code name_1}, ...).
+   */
   public Scope withName(String name) {
     validateName(name);
-    return new Scope(graph, prefix, name, devices, controlDeps, colocateWith);
+    return new Scope(graph, prefix, new PendingName(prefix + name), devices, controlDeps, colocateWith);
+  }
+
+  /** This scope if it has a name ({@link #withName}), else {@code withName(name)}: TensorFlow's default_name. */
+  public Scope withDefaultName(String name) {
+    return opName != null ? this : withName(name);
+  }
+
+  /** Whether {@link #withName} gave this scope a name for the op a facade method returns. */
+  public boolean hasName() {
+    return opName != null;
+  }
+
+  /**
+   * Where a facade method builds the ops other than the one it returns: this scope when it has no
+   * name, else a scope under the (uniqued) name, {@code name/}, with the same devices, control
+   * dependencies and colocation. Helpers built before or after the named op land under the name
+   * that op takes.
+   */
+  public Scope helperScope() {
+    if (opName == null) {
+      return this;
+    }
+    return new Scope(graph, opName.resolve(graph) + "/", null, devices, controlDeps, colocateWith);
+  }
+
+  /**
+   * The scope a composite (several ops, one result) builds in: this scope when it has a name, so the
+   * result takes it and the parts go under it ({@link #helperScope()}); else a new sub-scope
+   * {@code defaultSubScope/} holding all of the composite's ops.
+   */
+  public Scope forComposite(String defaultSubScope) {
+    return opName != null ? this : withSubScope(defaultSubScope);
   }
 
   /** Ops built in the returned scope are named {@code prefix/name/...}; the sub-scope name is made unique. */
@@ -84,11 +127,16 @@ public final class Scope {
 
   /** The full name the next op of this type would get, before uniquing. */
   public String makeOpName(String defaultName) {
-    return prefix + (opName != null ? opName : defaultName);
+    return opName != null ? opName.base : prefix + defaultName;
   }
 
   /** A builder for an op of this type, named, placed and ordered by this scope. */
   public OperationBuilder opBuilder(OpDef def) {
+    String claimed = opName != null ? opName.claim(graph) : null;
+    if (claimed != null) {
+      // Already made unique (and reserved) by resolve(): the name the helpers went under.
+      return configure(graph.opBuilder(def, claimed).exactName());
+    }
     return configure(graph.opBuilder(def, makeOpName(def.type())));
   }
 
@@ -123,6 +171,37 @@ public final class Scope {
     if (name == null || name.isEmpty() || !name.matches("[A-Za-z0-9.][A-Za-z0-9_.\\-/]*")) {
       throw new IllegalArgumentException(
           "invalid op name '" + name + "': use letters, digits, '_', '.', '-' and '/', starting with a letter, digit or '.'");
+    }
+  }
+
+  /**
+   * A name given by {@link #withName}, shared by the scopes derived from that one: made unique once
+   * (by the named op or by the first helper, whichever comes first) so the op and its helpers agree
+   * on it; only the first op built takes it.
+   */
+  private static final class PendingName {
+    final String base; // full name, prefix included, before uniquing
+    private String resolved;
+    private boolean claimed;
+
+    PendingName(String base) {
+      this.base = base;
+    }
+
+    synchronized String resolve(Graph graph) {
+      if (resolved == null) {
+        resolved = graph.uniqueName(base);
+      }
+      return resolved;
+    }
+
+    /** The resolved name for the first op built with it; null for any later one (made unique anew). */
+    synchronized String claim(Graph graph) {
+      if (claimed) {
+        return null;
+      }
+      claimed = true;
+      return resolve(graph);
     }
   }
 }

@@ -51,16 +51,25 @@ public final class Ops implements CoreOps, MathOps, NnOps, ArrayOps, StateOps, R
     return scope;
   }
 
+  /**
+   * The facade for the ops a method builds besides the one it returns (constants for axes and
+   * shapes, the parts of a composite): this facade, or after {@link #withName} one that builds under
+   * that name ({@code loss/Const}), so that the name goes to the op the method returns.
+   */
   @Override
   public Ops tf() {
-    return this;
+    return scope.hasName() ? new Ops(scope.helperScope()) : this;
   }
 
   public Graph graph() {
     return scope.graph();
   }
 
-  /** The next op built is named {@code name}. */
+  /**
+   * The op the next method returns is named {@code name}; ops it builds besides go under
+   * {@code name/}, as in TensorFlow: {@code tf.withName("loss").reduceMean(x)} makes
+   * {@code loss/Const} (the axes) and {@code loss} (the mean), so {@code "loss:0"} is the mean.
+   */
   public Ops withName(String name) {
     return new Ops(scope.withName(name));
   }

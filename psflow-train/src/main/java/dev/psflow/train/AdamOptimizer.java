@@ -18,12 +18,20 @@ import java.util.List;
  * {@code beta1_power} and {@code beta2_power} (β1^t, β2^t), colocated with the variable whose name
  * sorts first and multiplied by β1, β2 in {@link #finish} after every update of the step.
  *
- * <p>Sparse gradients update lazily (ResourceSparseApplyAdam, as
- * {@code tf.contrib.opt.LazyAdamOptimizer}): only the rows used get their moments and values
- * updated, where TensorFlow's AdamOptimizer also decays the moments of every other row.
+ * <p>A sparse gradient ({@link IndexedSlices}, from an embedding lookup) updates every row by
+ * default, as TensorFlow 1.x's AdamOptimizer ({@code _apply_sparse_shared}): the moments of all rows
+ * decay ({@code m ← β1·m}, {@code v ← β2·v}) before the used rows add their (summed) gradient, and
+ * every row whose moment is not zero moves. That equals dense Adam on the densified gradient, which
+ * is how it is built: an UnsortedSegmentSum into the variable's shape, then ResourceApplyAdam, both
+ * colocated with the variable, so only the rows cross the wire.
+ *
+ * <p>{@link #lazy(double) Lazy} Adam ({@code tf.contrib.opt.LazyAdamOptimizer}) updates only the rows used
+ * (ResourceSparseApplyAdam): the moments and values of the other rows stay as they are, which costs
+ * work in proportion to the rows used instead of to the whole variable.
  *
  * <pre>{@code
  * Operation train = new AdamOptimizer(0.001).minimize(loss, globalStep);
+ * Operation lazyTrain = AdamOptimizer.lazy(0.001).minimize(embeddingLoss, globalStep);
  * }</pre>
  */
 public class AdamOptimizer extends Optimizer {
@@ -31,6 +39,7 @@ public class AdamOptimizer extends Optimizer {
   private final double beta1;
   private final double beta2;
   private final double epsilon;
+  private final boolean lazy;
 
   /** Adam with TensorFlow's defaults: lr 0.001, β1 0.9, β2 0.999, ε 1e-8. */
   public AdamOptimizer() {
@@ -47,11 +56,31 @@ public class AdamOptimizer extends Optimizer {
 
   public AdamOptimizer(double learningRate, double beta1, double beta2, double epsilon, boolean useLocking,
       String name) {
+    this(learningRate, beta1, beta2, epsilon, useLocking, false, name);
+  }
+
+  /**
+   * @param lazy whether a sparse gradient updates only the rows it names (LazyAdamOptimizer), rather
+   *     than every row as TensorFlow's AdamOptimizer does; dense gradients are not affected
+   */
+  public AdamOptimizer(double learningRate, double beta1, double beta2, double epsilon, boolean useLocking,
+      boolean lazy, String name) {
     super(name, useLocking);
     this.learningRate = learningRate;
     this.beta1 = beta1;
     this.beta2 = beta2;
     this.epsilon = epsilon;
+    this.lazy = lazy;
+  }
+
+  /** Lazy Adam with TensorFlow's other defaults (β1 0.9, β2 0.999, ε 1e-8): {@code tf.contrib.opt.LazyAdamOptimizer}. */
+  public static AdamOptimizer lazy(double learningRate) {
+    return new AdamOptimizer(learningRate, 0.9, 0.999, 1e-8, false, true, "Adam");
+  }
+
+  /** Whether sparse gradients update only the rows they name. */
+  public boolean isLazy() {
+    return lazy;
   }
 
   @Override
@@ -80,6 +109,13 @@ public class AdamOptimizer extends Optimizer {
 
   @Override
   protected Operation applySparse(Ops tf, IndexedSlices grad, Variable var) {
+    if (!lazy) {
+      // TF1's _apply_sparse_shared (m·β1 then scatter_add, v·β2 then scatter_add, var over all rows)
+      // on the deduplicated slices is dense Adam on their sum: densified here, next to the variable,
+      // and given to the dense kernel. A fused sparse kernel would save the temporary, but this update
+      // touches every row anyway, and reusing ResourceApplyAdam keeps one Adam kernel to trust.
+      return applyDense(tf, tf.unsortedSegmentSum(grad.values(), grad.indices(), var.shape().dim(0)), var);
+    }
     DType t = var.dtype();
     return tf.resourceSparseApplyAdam(var, slot(var, "m"), slot(var, "v"), power(var, "beta1_power"),
         power(var, "beta2_power"), tf.constant(t, learningRate), tf.constant(t, beta1), tf.constant(t, beta2),

@@ -39,6 +39,7 @@ class SparseGradientsTest {
         Arguments.of("Momentum", (Supplier<Optimizer>) () -> new MomentumOptimizer(0.1, 0.9, true)),
         Arguments.of("Adagrad", (Supplier<Optimizer>) () -> new AdagradOptimizer(0.3)),
         Arguments.of("Adam", (Supplier<Optimizer>) () -> new AdamOptimizer(0.1)),
+        Arguments.of("LazyAdam", (Supplier<Optimizer>) () -> AdamOptimizer.lazy(0.1)),
         Arguments.of("RMSProp", (Supplier<Optimizer>) () -> new RMSPropOptimizer(0.01, 0.9, 0.5, 1e-10)));
   }
 

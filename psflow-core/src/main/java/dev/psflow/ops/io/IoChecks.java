@@ -53,8 +53,8 @@ final class IoChecks {
   static Output[] namesAndSlices(Scope s, List<String> names) {
     String[] slices = new String[names.size()];
     Arrays.fill(slices, "");
-    Output n = Const.create(s.withName("tensor_names"), Tensor.of(names.toArray(String[]::new), names.size()));
-    Output sl = Const.create(s.withName("shape_and_slices"), Tensor.of(slices, slices.length));
+    Output n = Const.create(s.helperScope().withName("tensor_names"), Tensor.of(names.toArray(String[]::new), names.size()));
+    Output sl = Const.create(s.helperScope().withName("shape_and_slices"), Tensor.of(slices, slices.length));
     return new Output[] {n, sl};
   }
 }

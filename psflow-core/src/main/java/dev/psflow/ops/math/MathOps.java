@@ -5,8 +5,6 @@ import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.ops.OpDef;
 import dev.psflow.ops.Ops;
-import dev.psflow.ops.array.Range;
-import dev.psflow.ops.array.ShapeQuery;
 import dev.psflow.tensor.DType;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -221,7 +219,8 @@ public interface MathOps {
       Arrays.setAll(all, i -> i);
       return tf().constant(all);
     }
-    return Range.create(scope(), tf().constant(0), ShapeQuery.RANK.create(scope(), x), tf().constant(1));
+    Ops helpers = tf();
+    return helpers.range(helpers.constant(0), helpers.rank(x), helpers.constant(1));
   }
 
   /** The index of the largest element along {@code axis}, as INT64. */

@@ -45,7 +45,7 @@ public interface NnOps {
 
   /** {@code x · w + b}, as {@code tf.nn.xw_plus_b}: MatMul then BiasAdd. */
   default Output xwPlusB(Operand x, Operand w, Operand b) {
-    return BiasAdd.create(scope(), MatMul.create(scope(), x, w, false, false), b);
+    return BiasAdd.create(scope(), MatMul.create(tf().scope(), x, w, false, false), b);
   }
 
   default Output relu(Operand features) {

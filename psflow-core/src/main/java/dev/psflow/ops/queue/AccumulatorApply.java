@@ -83,7 +83,7 @@ public enum AccumulatorApply implements OpDef {
   /** {@code shape} may be null: the gradient's dense shape is unknown (has_known_shape false). */
   public static Operation createSparse(Scope s, Output handle, Operand localStep, Operand indices, Operand values,
       Operand shape) {
-    Operand shapeIn = shape != null ? shape : Const.create(s, Tensor.vector(new long[0]));
+    Operand shapeIn = shape != null ? shape : Const.create(s.helperScope(), Tensor.vector(new long[0]));
     return s.opBuilder(SPARSE).addInput(handle).addInput(localStep).addInput(indices).addInput(values)
         .addInput(shapeIn).setAttr("dtype", values.dtype()).setAttr("has_known_shape", shape != null).build();
   }

@@ -87,7 +87,7 @@ public interface QueueOps {
   /** Adds an IndexedSlices gradient (indices and shape cast to int64 when needed) unless it is stale. */
   default Operation sparseAccumulatorApplyGradient(Output accumulator, Operand localStep, IndexedSlices gradient) {
     Scope s = near(accumulator);
-    Ops at = Ops.create(s);
+    Ops at = Ops.create(s.helperScope()); // the casts are helpers; the apply takes a pending name
     Operand indices = gradient.indices().dtype() == DType.INT64 ? gradient.indices()
         : at.cast(gradient.indices(), DType.INT64);
     Operand shape = gradient.denseShape().dtype() == DType.INT64 ? gradient.denseShape()

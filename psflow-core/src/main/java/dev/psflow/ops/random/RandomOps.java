@@ -5,6 +5,7 @@ import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.ops.OpDef;
 import dev.psflow.ops.Ops;
+import dev.psflow.ops.math.BinaryOp;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
 import java.util.List;
@@ -96,17 +97,19 @@ public interface RandomOps {
   }
 
   /**
-   * {@code draw · scale + shift} under a sub-scope named as TensorFlow names it; the shape is a
-   * constant, so the result's static shape is exact.
+   * {@code draw · scale + shift} under a sub-scope named as TensorFlow names it, or under the name
+   * given by {@code withName} (the sum then takes that name); the shape is a constant, so the
+   * result's static shape is exact.
    */
   private Output scaled(RandomOp op, String name, Shape shape, DType dtype, OptionalLong seed,
       float scale, float shift) {
     if (!shape.isFullyDefined()) {
       throw new IllegalArgumentException("the shape of random values must be fully defined, got " + shape);
     }
-    Ops tf = tf().withSubScope(name);
-    Output draw = op.create(tf.scope(), tf.withName("shape").constant(shape.toIntArray()), dtype, seed);
-    Output mul = tf.mul(draw, tf.constant(dtype, scale));
-    return tf.add(mul, tf.constant(dtype, shift));
+    Scope composite = scope().forComposite(name);
+    Ops parts = Ops.create(composite.helperScope());
+    Output draw = op.create(parts.scope(), parts.withName("shape").constant(shape.toIntArray()), dtype, seed);
+    Output mul = parts.mul(draw, parts.constant(dtype, scale));
+    return BinaryOp.ADD.create(composite, mul, parts.constant(dtype, shift));
   }
 }

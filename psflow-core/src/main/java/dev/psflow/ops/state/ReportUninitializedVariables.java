@@ -67,7 +67,7 @@ public enum ReportUninitializedVariables implements OpDef {
     String[] names = new String[variables.size()];
     for (int i = 0; i < names.length; i++) {
       Variable v = variables.get(i);
-      flags.add(VarIsInitializedOp.create(s.withColocation(v.handle().op()), v.handle()));
+      flags.add(VarIsInitializedOp.create(s.helperScope().withColocation(v.handle().op()), v.handle()));
       names[i] = v.name();
     }
     return s.opBuilder(DEF).addInputList(flags).setAttr("var_names", names).build().output(0);

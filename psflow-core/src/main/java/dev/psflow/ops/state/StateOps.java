@@ -83,7 +83,7 @@ public interface StateOps {
     for (Variable v : localVariables()) {
       inits.add(v.initializer());
     }
-    return NoOp.group(scope().withName("init_local"), inits);
+    return NoOp.group(scope().withDefaultName("init_local"), inits);
   }
 
   default Operation variablesInitializer(List<Variable> vars) {
@@ -91,15 +91,15 @@ public interface StateOps {
     for (Variable v : vars) {
       inits.add(v.initializer());
     }
-    return NoOp.group(scope().withName("init"), inits);
+    return NoOp.group(scope().withDefaultName("init"), inits);
   }
 
   /** The names of the uninitialized variables among all of the graph's: the ready op. */
   default Output reportUninitializedVariables() {
-    return ReportUninitializedVariables.create(scope().withSubScope("report_uninitialized_variables"), globalVariables());
+    return ReportUninitializedVariables.create(scope().forComposite("report_uninitialized_variables"), globalVariables());
   }
 
   default Output reportUninitializedVariables(List<Variable> vars) {
-    return ReportUninitializedVariables.create(scope().withSubScope("report_uninitialized_variables"), vars);
+    return ReportUninitializedVariables.create(scope().forComposite("report_uninitialized_variables"), vars);
   }
 }
