@@ -19,18 +19,8 @@ final class PsflowProcess {
   private PsflowProcess() {}
 
   static Result run(long timeoutSeconds, String... args) throws IOException, InterruptedException {
-    Path jar = Path.of(System.getProperty("psflow.jar", "target/psflow.jar"));
-    if (!Files.exists(jar)) {
-      throw new IllegalStateException(jar + " is not built: system tests run after package (mvn verify)");
-    }
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-Dpsflow.home=" + System.getProperty("psflow.home", ".."),
-        "-jar", jar.toString()));
-    cmd.addAll(List.of(args));
     Path log = Files.createTempFile("psflow-it", ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+    Process p = new ProcessBuilder(command(args)).redirectErrorStream(true).redirectOutput(log.toFile())
         .directory(Path.of(System.getProperty("psflow.home", "..")).toFile()).start();
     try {
       if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -43,6 +33,21 @@ final class PsflowProcess {
     } finally {
       Files.deleteIfExists(log);
     }
+  }
+
+  /** The java command line that runs the packaged {@code psflow} with {@code args}, as bin/psflow does. */
+  static List<String> command(String... args) {
+    Path jar = Path.of(System.getProperty("psflow.jar", "target/psflow.jar"));
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException(jar + " is not built: system tests run after package (mvn verify)");
+    }
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "-Dpsflow.home=" + System.getProperty("psflow.home", ".."),
+        "-jar", jar.toString()));
+    cmd.addAll(List.of(args));
+    return cmd;
   }
 
   /** The float after {@code prefix} on the last line that starts with it (after any [task] prefix). */

@@ -5,8 +5,12 @@ import dev.psflow.distributed.MasterApi;
 import dev.psflow.distributed.Transport;
 import dev.psflow.distributed.Worker;
 import dev.psflow.distributed.WorkerClient;
+import dev.psflow.proto.MasterServiceGrpc;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -14,6 +18,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +40,7 @@ public final class GrpcTransport implements Transport {
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     Server server = NettyServerBuilder.forAddress(at)
         .directExecutor()
+        .callExecutor(new MasterCallsOnVirtualThreads(blocking))
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .addStreamTracerFactory(WireStats.serverTracer())
         .addService(new GrpcWorkerService(worker))
@@ -67,6 +73,19 @@ public final class GrpcTransport implements Transport {
         blocking.shutdownNow();
       }
     };
+  }
+
+  /**
+   * Runs every MasterService call on a virtual thread, everything else on the transport thread. A
+   * RunStep whose plan is not cached yet registers the partitions and waits for the replies; on a
+   * Netty thread that wait can deadlock when a reply is due on that same thread (it did, for a
+   * client in another process: in-process clients take a shortcut that skips this service).
+   */
+  private record MasterCallsOnVirtualThreads(Executor blocking) implements ServerCallExecutorSupplier {
+    @Override
+    public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata metadata) {
+      return MasterServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName()) ? blocking : null;
+    }
   }
 
   @Override
