@@ -72,8 +72,9 @@ public final class RemoteClient {
       }
       List<Tensor> learned = session.runner().fetch(w).fetch(b).fetch(globalStep).run();
       Tensor wv = learned.get(0);
-      System.out.printf(Locale.ROOT, "learned w = [%.3f, %.3f], b = %.3f after %d steps (truth: w = [2, -3], b = 1)%n",
-          wv.getDouble(0), wv.getDouble(1), learned.get(1).getDouble(0), learned.get(2).scalarLong());
+      System.out.printf(Locale.ROOT, "learned w = [%.3f, %.3f], b = %.3f after %d steps", wv.getDouble(0),
+          wv.getDouble(1), learned.get(1).getDouble(0), learned.get(2).scalarLong());
+      System.out.println(" (truth: w = [2, -3], b = 1)");
     }
   }
 
