@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * gRPC over HTTP/2 (Netty): serves a task's master and worker on one port and opens one channel per
- * peer. Messages may be as large as a tensor gets (no 4 MiB wall). Handlers run on the transport's
- * threads and never block: waits are asynchronous, and the master's blocking calls go to virtual threads.
+ * peer. Messages may be as large as a tensor gets (no 4 MiB wall). Worker handlers run on the transport's
+ * threads and never block (waits are asynchronous); master calls, which may wait, run on virtual threads.
  * One instance per server; {@link #close()} shuts every channel down (shutdown, wait, shutdownNow).
  */
 public final class GrpcTransport implements Transport {
