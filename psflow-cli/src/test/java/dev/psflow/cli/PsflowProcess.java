@@ -26,6 +26,15 @@ final class PsflowProcess {
 
   /** Starts {@code psflow args...} in the background; close the result to kill it (and its children). */
   static Running start(String... args) throws IOException {
+    List<String> cmd = command(args);
+    Path log = Files.createTempFile("psflow-it", ".log");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+        .directory(Path.of(System.getProperty("psflow.home", "..")).toFile()).start();
+    return new Running(String.join(" ", args), p, log);
+  }
+
+  /** The java command line that runs the packaged {@code psflow} with {@code args}, as bin/psflow does. */
+  static List<String> command(String... args) {
     Path jar = Path.of(System.getProperty("psflow.jar", "target/psflow.jar"));
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is not built: system tests run after package (mvn verify)");
@@ -36,10 +45,7 @@ final class PsflowProcess {
         "-Dpsflow.home=" + System.getProperty("psflow.home", ".."),
         "-jar", jar.toString()));
     cmd.addAll(List.of(args));
-    Path log = Files.createTempFile("psflow-it", ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .directory(Path.of(System.getProperty("psflow.home", "..")).toFile()).start();
-    return new Running(String.join(" ", args), p, log);
+    return cmd;
   }
 
   /** A psflow process started in the background, its output going to a temporary file. */

@@ -1,15 +1,18 @@
 package dev.psflow.tensor;
 
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
-
 /**
  * Flush-to-zero for values that decay geometrically (Adam's and momentum's moments, softmax's
  * tails). A subnormal float costs the CPU a microcode assist on every operation — an Adam update
  * over a layer whose moments have decayed below 1.2e-38 runs 15 to 25 times slower — and Java
  * cannot set the CPU's flush-to-zero mode, so kernels flush explicitly. TensorFlow runs its kernels
- * with denormals flushed to zero, so this keeps its numerics.
+ * with denormals flushed to zero, so this keeps its numerics. ({@link VectorDenormals} does the same
+ * lane by lane; it is a class of its own so that this one links without the Vector API.)
+ *
+ * <p>Stateless, so thread-safe.
+ *
+ * <pre>{@code
+ * m[k] = Denormals.flush(m[k] * beta1 + g[k] * (1 - beta1));
+ * }</pre>
  */
 public final class Denormals {
   private Denormals() {}
@@ -20,13 +23,5 @@ public final class Denormals {
 
   public static double flush(double x) {
     return Math.abs(x) < Double.MIN_NORMAL ? 0.0 : x;
-  }
-
-  public static FloatVector flush(FloatVector v) {
-    return v.blend(0f, v.abs().compare(VectorOperators.LT, Float.MIN_NORMAL));
-  }
-
-  public static DoubleVector flush(DoubleVector v) {
-    return v.blend(0.0, v.abs().compare(VectorOperators.LT, Double.MIN_NORMAL));
   }
 }

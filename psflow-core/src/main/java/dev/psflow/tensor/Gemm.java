@@ -1,16 +1,10 @@
 package dev.psflow.tensor;
 
-import static dev.psflow.tensor.GemmMicroKernel.MR;
-import static dev.psflow.tensor.GemmMicroKernel.NR;
-import static dev.psflow.tensor.GemmPacking.KC_MAX;
-import static dev.psflow.tensor.GemmPacking.NC_MAX;
-import static dev.psflow.tensor.GemmPacking.SCRATCH;
-
 /**
  * Dense matrix multiply on row-major arrays: {@code C = op(A) * op(B)}, or {@code C += ...} when
  * {@code accumulate} is set. It is the math backend meant for MatMul and its gradients, and
- * depends on nothing but the JDK's Vector API (run with {@code --add-modules
- * jdk.incubator.vector}).
+ * depends on nothing but the JDK: the Vector API when the JVM has it (run with {@code --add-modules
+ * jdk.incubator.vector}), plain Java otherwise (see {@link VectorSupport}).
  *
  * <p>op(A) is m x k, stored k x m when {@code transA}; op(B) is k x n, stored n x k when
  * {@code transB}; C is m x n. Each matrix starts at its offset and has a leading dimension (the
@@ -22,6 +16,8 @@ import static dev.psflow.tensor.GemmPacking.SCRATCH;
  * packed into panels of three vectors' width (48 columns on AVX-512, 24 on AVX2), each 8-row
  * strip of op(A) is packed next to it, and a micro-kernel keeps its 8 x 48 tile of C in
  * registers while it streams both. Products too small to repay packing take a scalar loop.
+ * Without the Vector API, larger products take {@link GemmPlain}'s blocked i-k-j loops instead:
+ * the same results to rounding, several times slower.
  *
  * <p>Thread-safety: thread-safe. Each call runs on the calling thread only (callers parallelize
  * across tasks, which beats splitting one product on few cores) and packs into thread-local
@@ -54,8 +50,12 @@ public final class Gemm {
     }
     if ((long) m * n * k < SMALL) {
       scalar(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    } else if (VectorSupport.AVAILABLE) {
+      GemmFloat.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
+          accumulate);
     } else {
-      blocked(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      GemmPlain.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
+          accumulate);
     }
   }
 
@@ -71,56 +71,12 @@ public final class Gemm {
     if (m == 0 || n == 0) {
       return;
     }
-    GemmDouble.run(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
-        accumulate);
-  }
-
-  private static void blocked(boolean transA, boolean transB, int m, int n, int k,
-      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
-      float[] c, int cOff, int ldc, boolean accumulate) {
-    GemmPacking.Scratch s = SCRATCH.get();
-    // Balanced blocks: k = 784 becomes 4 x 196 rather than 3 x 256 + 16, so no block is so
-    // short that the kernel's load and store of C dominates it.
-    int kcStep = Math.ceilDiv(k, Math.ceilDiv(k, KC_MAX));
-    int ncStep = roundUp(Math.ceilDiv(n, Math.ceilDiv(n, NC_MAX)), NR);
-    float[] bp = s.bPack(kcStep * roundUp(Math.min(n, ncStep), NR));
-    for (int jc = 0; jc < n; jc += ncStep) {
-      int nc = Math.min(ncStep, n - jc);
-      for (int pc = 0; pc < k; pc += kcStep) {
-        int kc = Math.min(kcStep, k - pc);
-        boolean add = accumulate || pc > 0;
-        GemmPacking.packB(transB, b, bOff, ldb, pc, kc, jc, nc, bp, s.rowIndex);
-        // One A strip at a time: it stays in L1 while the packed B block streams from L2.
-        for (int ir = 0; ir < m; ir += MR) {
-          int mr = Math.min(MR, m - ir);
-          GemmPacking.packA(transA, a, aOff, lda, ir, mr, pc, kc, s.aPack);
-          rowOfTiles(s.aPack, !transA, bp, kc, nc, c, cOff + ir * ldc + jc, ldc, mr, add,
-              s.cTile);
-        }
-      }
-    }
-  }
-
-  /** One strip of MR x panel tiles across the packed block; partial tiles go via the C tile. */
-  private static void rowOfTiles(float[] ap, boolean aRows, float[] bp, int kc, int nc,
-      float[] c, int cBase, int ldc, int mr, boolean add, float[] tile) {
-    for (int jr = 0; jr < nc; jr += NR) {
-      int w = GemmPacking.panelWidth(nc - jr);
-      int nr = Math.min(w, nc - jr);
-      boolean direct = mr == MR && nr == w;
-      float[] out = direct ? c : tile;
-      int outBase = direct ? cBase + jr : 0;
-      int outLd = direct ? ldc : NR;
-      if (w == NR) {
-        GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
-      } else {
-        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
-      }
-      if (!direct) {
-        GemmPacking.mergeCTile(tile, c, cBase + jr, ldc, mr, nr, add);
-      }
+    if (VectorSupport.AVAILABLE) {
+      GemmDouble.run(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
+          accumulate);
+    } else {
+      GemmPlain.dgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
+          accumulate);
     }
   }
 
@@ -140,10 +96,6 @@ public final class Gemm {
         c[ic] = accumulate ? c[ic] + sum : sum;
       }
     }
-  }
-
-  static int roundUp(int x, int multiple) {
-    return Math.ceilDiv(x, multiple) * multiple;
   }
 
   private static void checkArgs(boolean transA, boolean transB, int m, int n, int k,

@@ -16,10 +16,25 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Checks sgemm and dgemm against a naive triple loop in double precision. Shapes are written
  * M x K x N (op(A) is M x K, op(B) is K x N); each runs with all four transpose combinations,
  * with and without accumulate, inside larger arrays (offsets, padded leading dimensions) whose
- * padding must stay untouched.
+ * padding must stay untouched. The same cases run through the plain-Java path that JVMs without
+ * the Vector API take ({@link GemmPlain}), called directly.
  */
 class GemmTest {
   private static final float SENTINEL = -12345f;
+
+  /** An sgemm implementation under test; same arguments as {@link Gemm#sgemm}. */
+  @FunctionalInterface
+  private interface FloatGemm {
+    void run(boolean transA, boolean transB, int m, int n, int k, float[] a, int aOff, int lda,
+        float[] b, int bOff, int ldb, float[] c, int cOff, int ldc, boolean accumulate);
+  }
+
+  /** A dgemm implementation under test; same arguments as {@link Gemm#dgemm}. */
+  @FunctionalInterface
+  private interface DoubleGemm {
+    void run(boolean transA, boolean transB, int m, int n, int k, double[] a, int aOff, int lda,
+        double[] b, int bOff, int ldb, double[] c, int cOff, int ldc, boolean accumulate);
+  }
 
   static List<Arguments> cases() {
     // Cheap blocked shapes first, so the kernels are compiled before the large ones run.
@@ -63,6 +78,36 @@ class GemmTest {
   @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5}")
   @MethodSource("cases")
   void sgemmMatchesNaive(int m, int k, int n, boolean tA, boolean tB, boolean acc) {
+    checkSgemm(Gemm::sgemm, m, k, n, tA, tB, acc);
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5}")
+  @MethodSource("cases")
+  void plainJavaSgemmMatchesNaive(int m, int k, int n, boolean tA, boolean tB, boolean acc) {
+    checkSgemm(GemmPlain::sgemm, m, k, n, tA, tB, acc);
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5}")
+  @MethodSource("doubleCases")
+  void dgemmMatchesNaive(int m, int k, int n, boolean tA, boolean tB, boolean acc) {
+    checkDgemm(Gemm::dgemm, m, k, n, tA, tB, acc);
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5}")
+  @MethodSource("doubleCases")
+  void plainJavaDgemmMatchesNaive(int m, int k, int n, boolean tA, boolean tB, boolean acc) {
+    checkDgemm(GemmPlain::dgemm, m, k, n, tA, tB, acc);
+  }
+
+  /** The plain path crosses its 256-row and 512-column block edges only on shapes this large. */
+  @Test
+  void plainJavaSgemmCrossesBlockEdges() {
+    checkSgemm(GemmPlain::sgemm, 3, 600, 1100, true, true, true);
+    checkSgemm(GemmPlain::sgemm, 5, 257, 513, false, false, false);
+  }
+
+  private static void checkSgemm(FloatGemm gemm, int m, int k, int n, boolean tA, boolean tB,
+      boolean acc) {
     SplittableRandom rnd = new SplittableRandom(31L * m + 17L * k + n);
     Layout la = tA ? Layout.of(k, m) : Layout.of(m, k);
     Layout lb = tB ? Layout.of(n, k) : Layout.of(k, n);
@@ -79,7 +124,7 @@ class GemmTest {
       }
     }
 
-    Gemm.sgemm(tA, tB, m, n, k, a, la.off, la.ld, b, lb.off, lb.ld, c, lc.off, lc.ld, acc);
+    gemm.run(tA, tB, m, n, k, a, la.off, la.ld, b, lb.off, lb.ld, c, lc.off, lc.ld, acc);
 
     int step = stride(m, n, k);
     for (int i = 0; i < m; i++) {
@@ -111,9 +156,8 @@ class GemmTest {
     }
   }
 
-  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5}")
-  @MethodSource("doubleCases")
-  void dgemmMatchesNaive(int m, int k, int n, boolean tA, boolean tB, boolean acc) {
+  private static void checkDgemm(DoubleGemm gemm, int m, int k, int n, boolean tA, boolean tB,
+      boolean acc) {
     SplittableRandom rnd = new SplittableRandom(7L * m + 3L * k + n);
     Layout la = tA ? Layout.of(k, m) : Layout.of(m, k);
     Layout lb = tB ? Layout.of(n, k) : Layout.of(k, n);
@@ -123,7 +167,7 @@ class GemmTest {
     double[] c = rnd.doubles(lc.size(), -1, 1).toArray();
     double[] before = c.clone();
 
-    Gemm.dgemm(tA, tB, m, n, k, a, la.off, la.ld, b, lb.off, lb.ld, c, lc.off, lc.ld, acc);
+    gemm.run(tA, tB, m, n, k, a, la.off, la.ld, b, lb.off, lb.ld, c, lc.off, lc.ld, acc);
 
     int step = stride(m, n, k);
     for (int i = 0; i < m; i++) {
@@ -165,10 +209,12 @@ class GemmTest {
     for (int size : new int[] {3, 40}) { // scalar path, then the blocked one
       float[] ones = new float[size * size];
       Arrays.fill(ones, 1f);
-      float[] c = new float[size * size];
-      Arrays.fill(c, Float.NaN);
-      Gemm.sgemm(false, true, size, size, size, ones, 0, size, ones, 0, size, c, 0, size, false);
-      assertThat(c).containsOnly((float) size);
+      for (FloatGemm gemm : List.<FloatGemm>of(Gemm::sgemm, GemmPlain::sgemm)) {
+        float[] c = new float[size * size];
+        Arrays.fill(c, Float.NaN);
+        gemm.run(false, true, size, size, size, ones, 0, size, ones, 0, size, c, 0, size, false);
+        assertThat(c).containsOnly((float) size);
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorSupport;
 import java.util.List;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -28,8 +29,6 @@ import jdk.incubator.vector.VectorSpecies;
 public enum ApplyAdagrad implements OpDef {
   DENSE(new ApplySignature("ResourceApplyAdagrad", List.of("var", "accum", "lr", "grad"), 2, false)),
   SPARSE(new ApplySignature("ResourceSparseApplyAdagrad", List.of("var", "accum", "lr", "grad", "indices"), 2, false));
-
-  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
   private final ApplySignature sig;
 
@@ -89,21 +88,40 @@ public enum ApplyAdagrad implements OpDef {
     }
   }
 
-  // Vector API for float: see ApplyAdam on why a plain loop over two offsets stays scalar.
-  private static void update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr) {
-    int i = 0;
-    for (int bound = F.loopBound(len); i < bound; i += F.length()) {
-      FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
-      FloatVector ai = FloatVector.fromArray(F, a, off + i).add(gi.mul(gi));
-      ai.intoArray(a, off + i);
-      FloatVector.fromArray(F, w, off + i).sub(gi.mul(lr).div(ai.sqrt())).intoArray(w, off + i);
-    }
-    for (; i < len; i++) {
+  // Vector API for float when the JVM has it: see ApplyAdam on why a plain loop over two offsets stays scalar.
+  static void update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr) {
+    int done = VectorSupport.AVAILABLE ? Vectorized.update32(w, a, off, g, gOff, len, lr) : 0;
+    scalar32(w, a, off, g, gOff, done, len, lr);
+  }
+
+  /** Elements [from, len) one by one: the tail after the vector lanes, or all of them without the Vector API. */
+  static void scalar32(float[] w, float[] a, int off, float[] g, int gOff, int from, int len, float lr) {
+    for (int i = from; i < len; i++) {
       int k = off + i;
       float gi = g[gOff + i];
       float ai = a[k] + gi * gi;
       a[k] = ai;
       w[k] -= gi * lr / (float) Math.sqrt(ai);
+    }
+  }
+
+  /**
+   * The float update over whole vectors. A class of its own because it links the Vector API: only code that
+   * has checked {@link VectorSupport#AVAILABLE} reaches it.
+   */
+  private static final class Vectorized {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
+    /** Updates elements [0, F.loopBound(len)) and returns that bound. */
+    static int update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr) {
+      int i = 0;
+      for (int bound = F.loopBound(len); i < bound; i += F.length()) {
+        FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
+        FloatVector ai = FloatVector.fromArray(F, a, off + i).add(gi.mul(gi));
+        ai.intoArray(a, off + i);
+        FloatVector.fromArray(F, w, off + i).sub(gi.mul(lr).div(ai.sqrt())).intoArray(w, off + i);
+      }
+      return i;
     }
   }
 

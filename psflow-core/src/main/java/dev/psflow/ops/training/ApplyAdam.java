@@ -12,6 +12,8 @@ import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Denormals;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorDenormals;
+import dev.psflow.tensor.VectorSupport;
 import java.util.List;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -38,8 +40,6 @@ public enum ApplyAdam implements OpDef {
       "beta2", "epsilon", "grad"), 3, true)),
   SPARSE(new ApplySignature("ResourceSparseApplyAdam", List.of("var", "m", "v", "beta1_power", "beta2_power", "lr",
       "beta1", "beta2", "epsilon", "grad", "indices"), 3, false));
-
-  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
   private final ApplySignature sig;
 
@@ -119,27 +119,22 @@ public enum ApplyAdam implements OpDef {
     }
   }
 
-  // The Vector API rather than a plain loop: with the variable and the gradient at different offsets
-  // (sparse rows) C2 cannot prove the arrays apart and leaves the loop scalar, about 5x slower. The
-  // lanes compute exactly what the scalar tail does (no fma), so dense and sparse agree bit for bit.
-  private static void update32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int len, float lrT,
+  // The Vector API rather than a plain loop when the JVM has it: with the variable and the gradient at different
+  // offsets (sparse rows) C2 cannot prove the arrays apart and leaves the loop scalar, about 5x slower. The lanes
+  // compute exactly what the scalar loop does (no fma), so dense and sparse agree bit for bit.
+  static void update32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int len, float lrT,
+      float beta1, float beta2, float eps, boolean nesterov) {
+    int done = VectorSupport.AVAILABLE
+        ? Vectorized.update32(w, m, v, off, g, gOff, len, lrT, beta1, beta2, eps, nesterov) : 0;
+    scalar32(w, m, v, off, g, gOff, done, len, lrT, beta1, beta2, eps, nesterov);
+  }
+
+  /** Elements [from, len) one by one: the tail after the vector lanes, or all of them without the Vector API. */
+  static void scalar32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int from, int len, float lrT,
       float beta1, float beta2, float eps, boolean nesterov) {
     float c1 = 1 - beta1;
     float c2 = 1 - beta2;
-    int i = 0;
-    for (int bound = F.loopBound(len); i < bound; i += F.length()) {
-      FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
-      FloatVector mi = FloatVector.fromArray(F, m, off + i);
-      FloatVector vi = FloatVector.fromArray(F, v, off + i);
-      mi = Denormals.flush(mi.add(gi.sub(mi).mul(c1)));
-      vi = Denormals.flush(vi.add(gi.mul(gi).sub(vi).mul(c2)));
-      mi.intoArray(m, off + i);
-      vi.intoArray(v, off + i);
-      FloatVector step = nesterov ? gi.mul(c1).add(mi.mul(beta1)) : mi;
-      FloatVector wi = FloatVector.fromArray(F, w, off + i);
-      wi.sub(step.mul(lrT).div(vi.sqrt().add(eps))).intoArray(w, off + i);
-    }
-    for (; i < len; i++) {
+    for (int i = from; i < len; i++) {
       float gi = g[gOff + i];
       int k = off + i;
       float mi = Denormals.flush(m[k] + (gi - m[k]) * c1);
@@ -175,6 +170,35 @@ public enum ApplyAdam implements OpDef {
         v[k] = vi;
         w[k] -= (gi * c1 + mi * beta1) * lrT / (Math.sqrt(vi) + eps);
       }
+    }
+  }
+
+  /**
+   * The float update over whole vectors. A class of its own because it links the Vector API: only code that
+   * has checked {@link VectorSupport#AVAILABLE} reaches it.
+   */
+  private static final class Vectorized {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
+    /** Updates elements [0, F.loopBound(len)) and returns that bound. */
+    static int update32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int len, float lrT,
+        float beta1, float beta2, float eps, boolean nesterov) {
+      float c1 = 1 - beta1;
+      float c2 = 1 - beta2;
+      int i = 0;
+      for (int bound = F.loopBound(len); i < bound; i += F.length()) {
+        FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
+        FloatVector mi = FloatVector.fromArray(F, m, off + i);
+        FloatVector vi = FloatVector.fromArray(F, v, off + i);
+        mi = VectorDenormals.flush(mi.add(gi.sub(mi).mul(c1)));
+        vi = VectorDenormals.flush(vi.add(gi.mul(gi).sub(vi).mul(c2)));
+        mi.intoArray(m, off + i);
+        vi.intoArray(v, off + i);
+        FloatVector step = nesterov ? gi.mul(c1).add(mi.mul(beta1)) : mi;
+        FloatVector wi = FloatVector.fromArray(F, w, off + i);
+        wi.sub(step.mul(lrT).div(vi.sqrt().add(eps))).intoArray(w, off + i);
+      }
+      return i;
     }
   }
 

@@ -12,6 +12,8 @@ import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.Denormals;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorDenormals;
+import dev.psflow.tensor.VectorSupport;
 import java.util.List;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -30,8 +32,6 @@ public enum ApplyMomentum implements OpDef {
   DENSE(new ApplySignature("ResourceApplyMomentum", List.of("var", "accum", "lr", "grad", "momentum"), 2, true)),
   SPARSE(new ApplySignature(
       "ResourceSparseApplyMomentum", List.of("var", "accum", "lr", "grad", "indices", "momentum"), 2, true));
-
-  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
   private final ApplySignature sig;
 
@@ -85,18 +85,17 @@ public enum ApplyMomentum implements OpDef {
     }
   }
 
-  // Vector API for float: see ApplyAdam on why a plain loop over two offsets stays scalar.
-  private static void update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr, float momentum,
+  // Vector API for float when the JVM has it: see ApplyAdam on why a plain loop over two offsets stays scalar.
+  static void update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr, float momentum,
       boolean nesterov) {
-    int i = 0;
-    for (int bound = F.loopBound(len); i < bound; i += F.length()) {
-      FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
-      FloatVector ai = Denormals.flush(FloatVector.fromArray(F, a, off + i).mul(momentum).add(gi));
-      ai.intoArray(a, off + i);
-      FloatVector step = nesterov ? gi.mul(lr).add(ai.mul(momentum).mul(lr)) : ai.mul(lr);
-      FloatVector.fromArray(F, w, off + i).sub(step).intoArray(w, off + i);
-    }
-    for (; i < len; i++) {
+    int done = VectorSupport.AVAILABLE ? Vectorized.update32(w, a, off, g, gOff, len, lr, momentum, nesterov) : 0;
+    scalar32(w, a, off, g, gOff, done, len, lr, momentum, nesterov);
+  }
+
+  /** Elements [from, len) one by one: the tail after the vector lanes, or all of them without the Vector API. */
+  static void scalar32(float[] w, float[] a, int off, float[] g, int gOff, int from, int len, float lr,
+      float momentum, boolean nesterov) {
+    for (int i = from; i < len; i++) {
       int k = off + i;
       float gi = g[gOff + i];
       float ai = Denormals.flush(a[k] * momentum + gi);
@@ -122,6 +121,28 @@ public enum ApplyMomentum implements OpDef {
         a[k] = ai;
         w[k] -= gi * lr + ai * momentum * lr;
       }
+    }
+  }
+
+  /**
+   * The float update over whole vectors. A class of its own because it links the Vector API: only code that
+   * has checked {@link VectorSupport#AVAILABLE} reaches it.
+   */
+  private static final class Vectorized {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
+    /** Updates elements [0, F.loopBound(len)) and returns that bound. */
+    static int update32(float[] w, float[] a, int off, float[] g, int gOff, int len, float lr, float momentum,
+        boolean nesterov) {
+      int i = 0;
+      for (int bound = F.loopBound(len); i < bound; i += F.length()) {
+        FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
+        FloatVector ai = VectorDenormals.flush(FloatVector.fromArray(F, a, off + i).mul(momentum).add(gi));
+        ai.intoArray(a, off + i);
+        FloatVector step = nesterov ? gi.mul(lr).add(ai.mul(momentum).mul(lr)) : ai.mul(lr);
+        FloatVector.fromArray(F, w, off + i).sub(step).intoArray(w, off + i);
+      }
+      return i;
     }
   }
 

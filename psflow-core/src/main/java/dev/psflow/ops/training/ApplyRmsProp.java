@@ -12,6 +12,8 @@ import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.Denormals;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorDenormals;
+import dev.psflow.tensor.VectorSupport;
 import java.util.List;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -32,8 +34,6 @@ public enum ApplyRmsProp implements OpDef {
       List.of("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3, false)),
   SPARSE(new ApplySignature("ResourceSparseApplyRMSProp",
       List.of("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"), 3, false));
-
-  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
   private final ApplySignature sig;
 
@@ -105,21 +105,18 @@ public enum ApplyRmsProp implements OpDef {
     }
   }
 
-  // Vector API for float: see ApplyAdam on why a plain loop over two offsets stays scalar.
-  private static void update32(float[] w, float[] ms, float[] mom, int off, float[] g, int gOff, int len, float lr,
+  // Vector API for float when the JVM has it: see ApplyAdam on why a plain loop over two offsets stays scalar.
+  static void update32(float[] w, float[] ms, float[] mom, int off, float[] g, int gOff, int len, float lr,
       float decay, float momentum, float eps) {
-    int i = 0;
-    for (int bound = F.loopBound(len); i < bound; i += F.length()) {
-      FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
-      FloatVector si = FloatVector.fromArray(F, ms, off + i);
-      si = Denormals.flush(si.add(gi.mul(gi).sub(si).mul(decay)));
-      FloatVector mi = Denormals.flush(
-          FloatVector.fromArray(F, mom, off + i).mul(momentum).add(gi.mul(lr).div(si.add(eps).sqrt())));
-      si.intoArray(ms, off + i);
-      mi.intoArray(mom, off + i);
-      FloatVector.fromArray(F, w, off + i).sub(mi).intoArray(w, off + i);
-    }
-    for (; i < len; i++) {
+    int done = VectorSupport.AVAILABLE
+        ? Vectorized.update32(w, ms, mom, off, g, gOff, len, lr, decay, momentum, eps) : 0;
+    scalar32(w, ms, mom, off, g, gOff, done, len, lr, decay, momentum, eps);
+  }
+
+  /** Elements [from, len) one by one: the tail after the vector lanes, or all of them without the Vector API. */
+  static void scalar32(float[] w, float[] ms, float[] mom, int off, float[] g, int gOff, int from, int len, float lr,
+      float decay, float momentum, float eps) {
+    for (int i = from; i < len; i++) {
       int k = off + i;
       float gi = g[gOff + i];
       float si = Denormals.flush(ms[k] + (gi * gi - ms[k]) * decay);
@@ -127,6 +124,31 @@ public enum ApplyRmsProp implements OpDef {
       ms[k] = si;
       mom[k] = mi;
       w[k] -= mi;
+    }
+  }
+
+  /**
+   * The float update over whole vectors. A class of its own because it links the Vector API: only code that
+   * has checked {@link VectorSupport#AVAILABLE} reaches it.
+   */
+  private static final class Vectorized {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
+    /** Updates elements [0, F.loopBound(len)) and returns that bound. */
+    static int update32(float[] w, float[] ms, float[] mom, int off, float[] g, int gOff, int len, float lr,
+        float decay, float momentum, float eps) {
+      int i = 0;
+      for (int bound = F.loopBound(len); i < bound; i += F.length()) {
+        FloatVector gi = FloatVector.fromArray(F, g, gOff + i);
+        FloatVector si = FloatVector.fromArray(F, ms, off + i);
+        si = VectorDenormals.flush(si.add(gi.mul(gi).sub(si).mul(decay)));
+        FloatVector mi = VectorDenormals.flush(
+            FloatVector.fromArray(F, mom, off + i).mul(momentum).add(gi.mul(lr).div(si.add(eps).sqrt())));
+        si.intoArray(ms, off + i);
+        mi.intoArray(mom, off + i);
+        FloatVector.fromArray(F, w, off + i).sub(mi).intoArray(w, off + i);
+      }
+      return i;
     }
   }
 

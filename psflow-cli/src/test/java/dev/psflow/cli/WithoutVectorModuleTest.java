@@ -1,0 +1,44 @@
+package dev.psflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * psflow as a library in a JVM started without {@code --add-modules jdk.incubator.vector}, as a
+ * user's {@code java -cp ...} runs it: a child JVM on this test's classpath trains with four
+ * optimizers; the kernels fall back to plain Java and say so in exactly one warning line.
+ */
+class WithoutVectorModuleTest {
+  private static final String WARNING = "jdk.incubator.vector is not in this JVM: psflow's kernels run in plain Java";
+
+  @Test
+  void trainsInPlainJavaAndWarnsOnce() throws Exception {
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), TrainWithoutVectorModule.class.getName());
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes(); // returns when the child exits and closes its stdout
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
+    String output = new String(out, StandardCharsets.UTF_8);
+    System.out.print(output); // keep the child's output in the test report
+
+    assertThat(p.exitValue()).as(output).isZero();
+    assertThat(output).doesNotContain("NoClassDefFoundError").contains("vector api available = false");
+    assertThat(output.lines().filter(l -> l.contains(WARNING)).count()).as(output).isEqualTo(1);
+    assertThat(output).contains("add --add-modules jdk.incubator.vector to the java command for full speed");
+    Matcher m = Pattern.compile("(\\w+): loss ([\\d.]+) -> ([\\d.]+)").matcher(output);
+    int optimizers = 0;
+    while (m.find()) {
+      optimizers++;
+      assertThat(Double.parseDouble(m.group(3))).as(m.group()).isLessThan(Double.parseDouble(m.group(2)));
+    }
+    assertThat(optimizers).as(output).isEqualTo(4);
+  }
+}

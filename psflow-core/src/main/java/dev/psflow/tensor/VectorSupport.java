@@ -1,0 +1,49 @@
+package dev.psflow.tensor;
+
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the JDK's Vector API ({@code jdk.incubator.vector}) is in this JVM, decided once. The
+ * hot kernels (GEMM, the fused optimizer updates) have a vectorized form and a plain-Java form;
+ * each asks {@link #AVAILABLE} once per call and runs the vectorized form only when it is true.
+ *
+ * <p>Why a flag rather than a try/catch: the module is an incubator module, absent unless the
+ * JVM is started with {@code --add-modules jdk.incubator.vector}, and a class that names one of
+ * its types fails with {@code NoClassDefFoundError} when it is linked. So the vectorized code
+ * lives in classes of its own (GemmFloat, GemmDouble, GemmMicroKernel, GemmPacking,
+ * {@link VectorDenormals}, the {@code Vectorized} classes nested in the Apply* ops) that are
+ * reached only behind this flag; without the module the JVM never loads them. Being a static
+ * final field, the flag costs the JIT-compiled kernels nothing.
+ *
+ * <p>Without the module psflow still works, several times slower in matrix products, and says so
+ * once per JVM with one SLF4J warning when a kernel first asks.
+ *
+ * <p>Thread-safety: immutable.
+ *
+ * <pre>{@code
+ * if (VectorSupport.AVAILABLE) {
+ *   GemmFloat.sgemm(...);   // names FloatVector
+ * } else {
+ *   GemmPlain.sgemm(...);   // plain Java
+ * }
+ * }</pre>
+ */
+public final class VectorSupport {
+  /** The module's name, as given to {@code --add-modules}. */
+  public static final String MODULE = "jdk.incubator.vector";
+
+  /** True when {@code jdk.incubator.vector} is in the boot layer, so vector classes can link. */
+  public static final boolean AVAILABLE = detect();
+
+  private VectorSupport() {}
+
+  private static boolean detect() {
+    boolean present = ModuleLayer.boot().findModule(MODULE).isPresent();
+    if (!present) {
+      LoggerFactory.getLogger(VectorSupport.class).warn(
+          "{} is not in this JVM: psflow's kernels run in plain Java, several times slower; "
+              + "add --add-modules {} to the java command for full speed", MODULE, MODULE);
+    }
+    return present;
+  }
+}
