@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "explain", mixinStandardHelpOptions = true,
     description = "Show what each task runs in one step of a program and every tensor that crosses between tasks.")
 public final class ExplainCommand implements Callable<Integer> {
-  @Parameters(index = "0", description = "The program: mnist-replica or toy.")
+  @Parameters(index = "0", description = "The program: mnist-replica, toy or embedding-lookup.")
   String program;
 
   @Parameters(index = "1..*", arity = "0..*", description = "The program's flags.")
@@ -28,7 +28,9 @@ public final class ExplainCommand implements Callable<Integer> {
     Object command = switch (program) {
       case "mnist-replica" -> new MnistReplicaCommand();
       case "toy" -> new ToyCommand();
-      default -> throw new UserErrors.UsageException("explain knows the programs mnist-replica and toy, not '" + program + "'");
+      case "embedding-lookup" -> new EmbeddingLookupCommand();
+      default -> throw new UserErrors.UsageException(
+          "explain knows the programs mnist-replica, toy and embedding-lookup, not '" + program + "'");
     };
     List<String> args = new ArrayList<>(programFlags);
     args.addAll(programArgs);
