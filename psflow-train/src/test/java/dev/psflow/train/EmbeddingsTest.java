@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.psflow.autodiff.Gradients;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Graph;
+import dev.psflow.graph.Operand;
+import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
+import dev.psflow.ops.IndexedSlices;
 import dev.psflow.ops.Ops;
 import dev.psflow.ops.SparseTensor;
 import dev.psflow.ops.state.Variable;
@@ -196,6 +200,68 @@ class EmbeddingsTest {
         assertThat(actual[i]).as("element %d", i).isCloseTo(expected[i], within(1e-5f));
       }
     }
+  }
+
+  @Test
+  void aSparseLookupGraphReadsTheSameFromItsGraphDef() {
+    Output y = sparse("sqrtn", true, "mod");
+    Operation init = tf.globalVariablesInitializer();
+    Tensor expected = run(y);
+    Graph copy = GraphDefs.fromBytes(GraphDefs.toBytes(g));
+    assertThat(copy.requireOperation(y.op().name()).type()).isEqualTo(y.op().type());
+    try (Session s = Session.open(copy)) {
+      s.runner().addTarget(copy.requireOperation(init.name())).run();
+      assertThat(s.runner().fetch(copy.output(y.name())).run().get(0)).isEqualTo(expected);
+    }
+  }
+
+  /**
+   * The gradient each shard gets through a sparse lookup (IndexedSlices, densified here) against
+   * central finite differences of Σ R·y, perturbing one table element at a time.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"sum", "mean", "sqrtn", "weighted sqrtn", "weighted mean", "max_norm"})
+  void sparseLookupGradientsMatchFiniteDifferences(String variant) {
+    double[][] init = {{0.3, -0.2, 0.5, 0.1, 0.4, -0.6}, {-0.7, 0.2, 0.9}};
+    Variable a = tf.variable("a", Tensor.of(init[0].clone(), 2, 3), true);
+    Variable b = tf.variable("b", Tensor.of(init[1].clone(), 1, 3), true);
+    long[][] indices = {{0, 0}, {0, 1}, {0, 2}, {1, 0}};
+    SparseTensor ids = SparseTensor.constant(tf, indices, Tensor.vector(0L, 2L, 1L, 2L), 2, 3);
+    SparseTensor weights = variant.startsWith("weighted")
+        ? SparseTensor.constant(tf, indices, Tensor.vector(0.5, 2.0, 1.5, 3.0), 2, 3) : null;
+    String combiner = variant.replace("weighted ", "").replace("max_norm", "mean");
+    Double maxNorm = variant.equals("max_norm") ? 0.6 : null;
+    Output y = Embeddings.embeddingLookupSparse(tf, List.of(a, b), ids, weights, "mod", combiner, maxNorm);
+    Output r = tf.constant(Tensor.of(new double[] {0.3, -1.1, 0.7, 0.9, 0.2, -0.4}, 2, 3));
+    Output loss = tf.reduceSum(tf.mul(y, r));
+    List<Variable> vars = List.of(a, b);
+    List<Operand> grads = Gradients.compute(List.of(loss),
+        List.of(a.handle(), b.handle()), null);
+    assertThat(grads).allSatisfy(gr -> assertThat(gr).isInstanceOf(IndexedSlices.class));
+    List<Output> newValues = List.of(tf.placeholder(DType.FLOAT64, a.shape()), tf.placeholder(DType.FLOAT64, b.shape()));
+    List<Operation> sets = List.of(tf.assign(a, newValues.get(0)), tf.assign(b, newValues.get(1)));
+    try (Session s = Session.open(g)) {
+      s.runner().addTarget(tf.globalVariablesInitializer()).run();
+      for (int v = 0; v < 2; v++) {
+        double[] analytic = s.runner().fetch(grads.get(v).asOutput()).run().get(0).doubleData();
+        for (int j = 0; j < init[v].length; j++) {
+          double[] plus = init[v].clone();
+          plus[j] += 1e-6;
+          double[] minus = init[v].clone();
+          minus[j] -= 1e-6;
+          double fp = lossWith(s, loss, sets.get(v), newValues.get(v), plus);
+          double fm = lossWith(s, loss, sets.get(v), newValues.get(v), minus);
+          assertThat(analytic[j]).as("d loss / d %s[%d]", vars.get(v).name(), j).isCloseTo((fp - fm) / 2e-6, within(1e-6));
+        }
+        lossWith(s, loss, sets.get(v), newValues.get(v), init[v]);
+      }
+    }
+  }
+
+  /** The loss after assigning {@code value} to one variable (through its assign fed by {@code newValue}). */
+  private static double lossWith(Session s, Output loss, Operation set, Output newValue, double[] value) {
+    s.runner().feed(newValue, Tensor.wrap(DType.FLOAT64, newValue.shape(), value.clone())).addTarget(set).run();
+    return s.runner().fetch(loss).run().get(0).scalarDouble();
   }
 
   @Test
