@@ -27,6 +27,7 @@ class EmbeddingLookupIT {
         .contains("[worker0] Worker 0: embeddings/part_2 [16666,32] on /job:ps/task:2");
     Matcher wire = WIRE.matcher(r.output());
     assertThat(wire.find()).as(r.output()).isTrue();
+    System.out.println(wire.group()); // the figure, kept in the test report
     long measured = Long.parseLong(wire.group(1));
     long ideal = Long.parseLong(wire.group(2));
     assertThat(ideal).isEqualTo(1024L * 32 * 4 * 2 + 1024L * 8);

@@ -97,8 +97,17 @@ class EmbeddingTrainingTest {
     }
   }
 
-  @Test
-  void eachShardsGatherAndSparseApplyRunOnItsPsAndOnlyIdsAndRowsCross() {
+  static Stream<Arguments> sparseApplies() {
+    return Stream.of(
+        Arguments.of("ResourceScatterSub", (Supplier<Optimizer>) () -> new GradientDescentOptimizer(0.5)),
+        Arguments.of("ResourceSparseApplyAdagrad", (Supplier<Optimizer>) () -> new AdagradOptimizer(0.5)),
+        Arguments.of("ResourceSparseApplyMomentum", (Supplier<Optimizer>) () -> new MomentumOptimizer(0.5, 0.9, false)),
+        Arguments.of("ResourceSparseApplyRMSProp", (Supplier<Optimizer>) () -> new RMSPropOptimizer(0.01, 0.9, 0.5, 1e-10)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("sparseApplies")
+  void eachShardsGatherAndSparseApplyRunOnItsPsAndOnlyIdsAndRowsCross(String apply, Supplier<Optimizer> make) {
     ClusterSpec cluster = ClusterSpec.fromFlags("h:1,h:2,h:3", "h:4");
     Graph g = new Graph();
     Ops tf = Ops.create(g).withDeviceFunction(ReplicaDeviceSetter.forCluster(cluster, "/job:worker/task:0"));
@@ -107,7 +116,7 @@ class EmbeddingTrainingTest {
     Variable step = TrainingUtil.getOrCreateGlobalStep(tf);
     Output ids = tf.placeholder(DType.INT64, Shape.of(256));
     Output loss = loss(tf, Embeddings.embeddingLookup(tf, table, ids, "mod", null));
-    Operation train = new GradientDescentOptimizer(0.5).minimize(loss, step);
+    Operation train = make.get().minimize(loss, step);
 
     List<Operation> ops = Pruner.prune(List.of(train, loss.op()), Set.of(ids));
     Map<Operation, String> placement = Placer.place(ops, cluster.cpuDevices(), "/job:worker/replica:0/task:0/device:CPU:0", false);
@@ -117,7 +126,7 @@ class EmbeddingTrainingTest {
       assertThat(placement.get(shard.handle().op())).isEqualTo(ps);
       List<Operation> onShard = ops.stream().filter(op -> !op.inputs().isEmpty() && op.input(0).equals(shard.handle())).toList();
       assertThat(onShard).extracting(Operation::type).as("the ops that use shard %d in a step", p)
-          .containsExactlyInAnyOrder("ResourceGather", "ResourceScatterSub");
+          .containsExactlyInAnyOrder("ResourceGather", apply);
       assertThat(onShard).allSatisfy(op -> assertThat(placement.get(op)).isEqualTo(ps));
     }
     for (Operation op : ops) {
