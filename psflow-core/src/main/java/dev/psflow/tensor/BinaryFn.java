@@ -19,6 +19,10 @@ public enum BinaryFn {
   MIN(true),
   /** a ^ b */
   POW(false),
+  /** ⌊a / b⌋ (TensorFlow's FloorDiv); integer division by zero is INVALID_ARGUMENT */
+  FLOOR_DIV(true),
+  /** a − ⌊a / b⌋·b: the remainder with the sign of b (TensorFlow's FloorMod) */
+  FLOOR_MOD(true),
   /** SigmoidGrad(y, dy) = dy · y · (1 − y) */
   SIGMOID_GRAD(false),
   /** TanhGrad(y, dy) = dy · (1 − y²) */

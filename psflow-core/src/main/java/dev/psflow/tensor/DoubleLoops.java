@@ -131,6 +131,16 @@ final class DoubleLoops {
           o[oi] = Math.pow(a[ai], b[bi]);
         }
       }
+      case FLOOR_DIV -> {
+        for (; oi < end; oi++, ai += as, bi += bs) {
+          o[oi] = Math.floor(a[ai] / b[bi]);
+        }
+      }
+      case FLOOR_MOD -> {
+        for (; oi < end; oi++, ai += as, bi += bs) {
+          o[oi] = floorMod(a[ai], b[bi]);
+        }
+      }
       case SIGMOID_GRAD -> {
         for (; oi < end; oi++, ai += as, bi += bs) {
           o[oi] = b[bi] * a[ai] * (1 - a[ai]);
@@ -152,6 +162,12 @@ final class DoubleLoops {
         }
       }
     }
+  }
+
+  /** As TensorFlow's FloorMod: fmod, moved by one period when its sign differs from y's. */
+  static double floorMod(double x, double y) {
+    double r = x % y;
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
   }
 
   /** o[oi + k] = a[ai + k·as] (f) b[bi + k·bs] for k in [0, n). */

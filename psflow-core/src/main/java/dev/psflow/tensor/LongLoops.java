@@ -1,5 +1,7 @@
 package dev.psflow.tensor;
 
+import dev.psflow.exec.StatusException;
+
 /**
  * The INT64 inner loops of {@link Elementwise} (see {@link FloatLoops}). Arithmetic wraps on
  * overflow, as in TensorFlow; functions without an integer meaning are rejected.
@@ -35,8 +37,25 @@ final class LongLoops {
           o[oi] = Math.min(a[ai], b[bi]);
         }
       }
+      case FLOOR_DIV -> {
+        for (; oi < end; oi++, ai += as, bi += bs) {
+          o[oi] = Math.floorDiv(a[ai], nonZero(b[bi]));
+        }
+      }
+      case FLOOR_MOD -> {
+        for (; oi < end; oi++, ai += as, bi += bs) {
+          o[oi] = Math.floorMod(a[ai], nonZero(b[bi]));
+        }
+      }
       case DIV, POW, SIGMOID_GRAD, TANH_GRAD, RSQRT_GRAD, SQRT_GRAD -> throw Elementwise.unsupported(f, DType.INT64);
     }
+  }
+
+  private static long nonZero(long divisor) {
+    if (divisor == 0) {
+      throw StatusException.invalidArgument("Integer division by zero");
+    }
+    return divisor;
   }
 
   static void compare(CompareFn f, long[] a, int ai, int as, long[] b, int bi, int bs, boolean[] o, int oi, int n) {

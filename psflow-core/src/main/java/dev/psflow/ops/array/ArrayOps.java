@@ -30,6 +30,11 @@ public interface ArrayOps {
         GatherV2.DEF, UnsortedSegmentSum.DEF, BroadcastTo.DEF, Range.DEF));
     all.addAll(Arrays.asList(ShapeQuery.values()));
     all.addAll(Arrays.asList(FillLike.values()));
+    // Embedding lookups (issue 8)
+    all.addAll(List.of(DynamicPartition.DEF, Unique.DEF, StridedSlice.DEF, StridedSliceGrad.DEF, SegmentSum.DEF));
+    all.addAll(Arrays.asList(DynamicStitch.values()));
+    all.addAll(Arrays.asList(SparseSegmentReduction.values()));
+    all.addAll(Arrays.asList(SparseSegmentGrad.values()));
     return List.copyOf(all);
   }
 
@@ -202,5 +207,64 @@ public interface ArrayOps {
   /** The offsets of each input of a ConcatV2 along {@code axis}, from their shapes (one output each). */
   default Operation concatOffset(Operand axis, List<? extends Operand> shapes) {
     return ConcatOffset.create(scope(), axis, shapes);
+  }
+
+  // ---- Embedding lookups (issue 8): partition and stitch, unique, strided slices, segment sums ----
+
+  /** {@code data} split into {@code numPartitions} tensors by the int32 {@code partitions} ({@code DynamicPartition}). */
+  default List<Output> dynamicPartition(Operand data, Operand partitions, int numPartitions) {
+    return DynamicPartition.create(scope(), data, partitions, numPartitions);
+  }
+
+  /** {@code merged[indices[i][j]] = data[i][j]} ({@code DynamicStitch}; the last write wins). */
+  default Output dynamicStitch(List<? extends Operand> indices, List<? extends Operand> data) {
+    return DynamicStitch.DYNAMIC_STITCH.create(scope(), indices, data);
+  }
+
+  /** As {@link #dynamicStitch}, as TensorFlow's {@code ParallelDynamicStitch} (no order promised for repeated indices). */
+  default Output parallelDynamicStitch(List<? extends Operand> indices, List<? extends Operand> data) {
+    return DynamicStitch.PARALLEL.create(scope(), indices, data);
+  }
+
+  /** The distinct elements y of the vector {@code x} and idx (int32) with x = y[idx]: [y, idx]. */
+  default List<Output> unique(Operand x) {
+    return Unique.create(scope(), x, DType.INT32);
+  }
+
+  default List<Output> unique(Operand x, DType outIdx) {
+    return Unique.create(scope(), x, outIdx);
+  }
+
+  /** {@code x[begin:end:strides]} on each dimension (NumPy's basic slicing; see {@link StridedSlice}). */
+  default Output stridedSlice(Operand x, int[] begin, int[] end, int[] strides) {
+    return stridedSlice(x, begin, end, strides, StridedSlice.Masks.NONE);
+  }
+
+  default Output stridedSlice(Operand x, int[] begin, int[] end, int[] strides, StridedSlice.Masks masks) {
+    return StridedSlice.create(scope(), x, tf().constant(begin), tf().constant(end), tf().constant(strides), masks);
+  }
+
+  default Output stridedSlice(Operand x, Operand begin, Operand end, Operand strides, StridedSlice.Masks masks) {
+    return StridedSlice.create(scope(), x, begin, end, strides, masks);
+  }
+
+  /** Rows of {@code data} summed by the sorted {@code segmentIds} ({@code SegmentSum}). */
+  default Output segmentSum(Operand data, Operand segmentIds) {
+    return SegmentSum.create(scope(), data, segmentIds);
+  }
+
+  /** Σ data[indices[i]] per sorted int32 segment ({@code SparseSegmentSum}). */
+  default Output sparseSegmentSum(Operand data, Operand indices, Operand segmentIds) {
+    return SparseSegmentReduction.SUM.create(scope(), data, indices, segmentIds);
+  }
+
+  /** The mean of data[indices[i]] per sorted int32 segment ({@code SparseSegmentMean}). */
+  default Output sparseSegmentMean(Operand data, Operand indices, Operand segmentIds) {
+    return SparseSegmentReduction.MEAN.create(scope(), data, indices, segmentIds);
+  }
+
+  /** Σ data[indices[i]] / √count per sorted int32 segment ({@code SparseSegmentSqrtN}). */
+  default Output sparseSegmentSqrtN(Operand data, Operand indices, Operand segmentIds) {
+    return SparseSegmentReduction.SQRT_N.create(scope(), data, indices, segmentIds);
   }
 }

@@ -30,7 +30,8 @@ public final class StaticValue {
   private static final Set<String> FOLDABLE = Set.of(
       "Identity", "Cast", "Reshape", "ExpandDims", "Squeeze", "GatherV2", "ConcatV2", "Slice",
       "Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "Neg", "Range", "Fill", "InvertPermutation",
-      "ConcatOffset", "BroadcastGradientArgs", "ReducedShape", "Transpose");
+      "ConcatOffset", "BroadcastGradientArgs", "ReducedShape", "Transpose",
+      "StridedSlice", "FloorDiv", "FloorMod");
   /** Larger values are not folded: shape functions only need small ones. */
   private static final int MAX_ELEMENTS = 1 << 12;
 

@@ -19,7 +19,7 @@ import java.util.List;
 
 /**
  * The elementwise binary math ops: arithmetic with NumPy broadcasting (Add, AddV2, Sub, Mul,
- * RealDiv, Maximum, Minimum, Pow) and the same-shape gradient helpers of unary ops (SigmoidGrad,
+ * RealDiv, Maximum, Minimum, Pow, FloorDiv, FloorMod) and the same-shape gradient helpers of unary ops (SigmoidGrad,
  * TanhGrad, RsqrtGrad, SqrtGrad, each {@code f(y, dy)} with y the unary op's output). Kernels are
  * {@link Elementwise#binary}; the gradient of each is in {@link #gradient()}.
  */
@@ -32,6 +32,8 @@ public enum BinaryOp implements OpDef {
   MAXIMUM("Maximum", BinaryFn.MAX),
   MINIMUM("Minimum", BinaryFn.MIN),
   POW("Pow", BinaryFn.POW),
+  FLOOR_DIV("FloorDiv", BinaryFn.FLOOR_DIV),
+  FLOOR_MOD("FloorMod", BinaryFn.FLOOR_MOD),
   SIGMOID_GRAD("SigmoidGrad", BinaryFn.SIGMOID_GRAD),
   TANH_GRAD("TanhGrad", BinaryFn.TANH_GRAD),
   RSQRT_GRAD("RsqrtGrad", BinaryFn.RSQRT_GRAD),
@@ -115,6 +117,11 @@ public enum BinaryOp implements OpDef {
       case MAXIMUM -> (tf, op, g) -> route(tf, op, g.get(0), tf.greaterEqual(op.input(0), op.input(1)));
       case MINIMUM -> (tf, op, g) -> route(tf, op, g.get(0), tf.lessEqual(op.input(0), op.input(1)));
       case POW -> BinaryOp::powGradient;
+      // Piecewise constant: no gradient flows, as in TensorFlow.
+      case FLOOR_DIV -> GradientFn.NONE;
+      // x mod y = x − ⌊x/y⌋·y: dx = dy, dy' = −dy·⌊x/y⌋ (the floor is flat between its jumps)
+      case FLOOR_MOD -> (tf, op, g) -> BroadcastGrad.reduceBoth(tf, g.get(0), op.input(0),
+          tf.mul(g.get(0), tf.neg(tf.floorDiv(op.input(0), op.input(1)))), op.input(1));
       case SIGMOID_GRAD, TANH_GRAD, RSQRT_GRAD, SQRT_GRAD -> this::secondOrder;
     };
   }

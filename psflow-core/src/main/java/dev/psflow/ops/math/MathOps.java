@@ -30,6 +30,8 @@ public interface MathOps {
     all.addAll(Arrays.asList(ReduceOp.values()));
     all.addAll(Arrays.asList(ArgOp.values()));
     all.addAll(List.of(Cast.DEF, AddN.DEF, ClipByValue.DEF, Select.DEF, BroadcastGradientArgs.DEF, ReducedShape.DEF));
+    // Embedding lookups (issue 8): the boolean ops (FloorDiv and FloorMod are BinaryOp constants).
+    all.addAll(Arrays.asList(LogicalOp.values()));
     return List.copyOf(all);
   }
 
@@ -238,5 +240,29 @@ public interface MathOps {
 
   default Output argMin(Operand x, Operand axis, DType outputType) {
     return ArgOp.ARG_MIN.create(scope(), x, axis, outputType);
+  }
+
+  // ---- Embedding lookups (issue 8): floor division and boolean logic ----
+
+  /** ⌊x / y⌋ elementwise, with broadcasting ({@code FloorDiv}); integer division by zero fails. */
+  default Output floorDiv(Operand x, Operand y) {
+    return BinaryOp.FLOOR_DIV.create(scope(), x, y);
+  }
+
+  /** x − ⌊x / y⌋·y elementwise: the remainder takes y's sign, as Python's % ({@code FloorMod}). */
+  default Output floorMod(Operand x, Operand y) {
+    return BinaryOp.FLOOR_MOD.create(scope(), x, y);
+  }
+
+  default Output logicalAnd(Operand x, Operand y) {
+    return LogicalOp.LOGICAL_AND.create(scope(), x, y);
+  }
+
+  default Output logicalOr(Operand x, Operand y) {
+    return LogicalOp.LOGICAL_OR.create(scope(), x, y);
+  }
+
+  default Output logicalNot(Operand x) {
+    return LogicalOp.LOGICAL_NOT.create(scope(), x);
   }
 }

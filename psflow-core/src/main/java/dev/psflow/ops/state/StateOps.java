@@ -15,8 +15,11 @@ import java.util.List;
 public interface StateOps {
   /** Every op type of this family, for the {@link dev.psflow.ops.OpRegistry}. */
   static List<OpDef> definitions() {
-    return List.of(VarHandleOp.DEF, ReadVariableOp.DEF, AssignVariableOp.DEF, AssignUpdateOp.ADD,
-        AssignUpdateOp.SUB, VarIsInitializedOp.DEF, ReportUninitializedVariables.DEF);
+    List<OpDef> all = new ArrayList<>(List.of(VarHandleOp.DEF, ReadVariableOp.DEF, AssignVariableOp.DEF,
+        AssignUpdateOp.ADD, AssignUpdateOp.SUB, VarIsInitializedOp.DEF, ReportUninitializedVariables.DEF));
+    // Embedding lookups (issue 8)
+    all.add(ResourceGather.DEF);
+    return List.copyOf(all);
   }
 
   Scope scope();
@@ -101,5 +104,16 @@ public interface StateOps {
 
   default Output reportUninitializedVariables(List<Variable> vars) {
     return ReportUninitializedVariables.create(scope().forComposite("report_uninitialized_variables"), vars);
+  }
+
+  // ---- Embedding lookups (issue 8) ----
+
+  /**
+   * Rows {@code indices} of {@code v} ({@code ResourceGather}), read where the variable lives:
+   * the op is colocated with it, so only the rows cross the wire. The gradient is an
+   * {@link dev.psflow.ops.IndexedSlices} for the variable.
+   */
+  default Output resourceGather(Variable v, Operand indices) {
+    return ResourceGather.create(scope().withColocation(v.handle().op()), v.handle(), indices, v.dtype());
   }
 }

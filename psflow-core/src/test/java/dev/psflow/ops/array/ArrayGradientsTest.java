@@ -34,6 +34,10 @@ class ArrayGradientsTest {
 
   static Stream<GradientCase> cases() {
     GradientCase.reseed();
+    return Stream.concat(coreCases(), embeddingCases());
+  }
+
+  private static Stream<GradientCase> coreCases() {
     return Stream.of(
         GradientCase.of("Reshape", (tf, x) -> tf.reshape(x.get(0), 3, -1), uniform(-1, 1, 2, 3)),
         GradientCase.partial("Reshape [?,3]", List.of(Shape.of(-1, 3)), (tf, x) -> tf.reshape(x.get(0), -1), uniform(-1, 1, 2, 3)),
@@ -68,6 +72,43 @@ class ArrayGradientsTest {
             uniform(-1, 1, 3, 2)),
         GradientCase.of("dense gradient of a gather used twice", (tf, x) -> tf.add(tf.gather(x.get(0), tf.constant(new int[] {1, 1})),
             tf.mul(x.get(0), tf.constant(2.0))), uniform(-1, 1, 2, 2)));
+  }
+
+  /** The ops embedding lookups are built from (issue 8). */
+  private static Stream<GradientCase> embeddingCases() {
+    StridedSlice.Masks none = StridedSlice.Masks.NONE;
+    return Stream.of(
+        GradientCase.of("DynamicPartition into 3 (one empty)", (tf, x) -> tf.concat(
+            tf.dynamicPartition(x.get(0), tf.constant(new int[] {1, 0, 1, 1}), 3), 0), uniform(-1, 1, 4, 2)),
+        GradientCase.of("DynamicPartition by a matrix", (tf, x) -> tf.concat(
+            tf.dynamicPartition(x.get(0), tf.constant(new int[] {1, 0, 0, 1}, 2, 2), 2), 0), uniform(-1, 1, 2, 2, 3)),
+        GradientCase.of("DynamicStitch", (tf, x) -> tf.dynamicStitch(
+            List.of(tf.constant(new int[] {2, 0}), tf.constant(new int[] {1, 3})), List.of(x.get(0), x.get(1))),
+            uniform(-1, 1, 2, 3), uniform(-1, 1, 2, 3)),
+        GradientCase.of("ParallelDynamicStitch with matrix indices", (tf, x) -> tf.parallelDynamicStitch(
+            List.of(tf.constant(new int[] {3, 0, 2, 1}, 2, 2)), List.of(x.get(0))), uniform(-1, 1, 2, 2, 2)),
+        GradientCase.of("StridedSlice x[::2, 1:]", (tf, x) -> tf.stridedSlice(x.get(0), new int[] {0, 1}, new int[] {0, 0},
+            new int[] {2, 1}, none.withBeginMask(1).withEndMask(3)), uniform(-1, 1, 3, 4)),
+        GradientCase.of("StridedSlice x[-1, ::-2]", (tf, x) -> tf.stridedSlice(x.get(0), new int[] {-1, 0}, new int[] {0, 0},
+            new int[] {1, -2}, none.withBeginMask(2).withEndMask(2).withShrinkAxisMask(1)), uniform(-1, 1, 3, 4)),
+        GradientCase.of("StridedSlice x[..., newaxis, 1:3]", (tf, x) -> tf.stridedSlice(x.get(0), new int[] {0, 0, 1},
+            new int[] {0, 0, 3}, new int[] {1, 1, 1}, none.withEllipsisMask(1).withNewAxisMask(2)), uniform(-1, 1, 2, 3, 4)),
+        GradientCase.partial("StridedSlice [?,4] x[1:, 0]", List.of(Shape.of(-1, 4)), (tf, x) -> tf.stridedSlice(x.get(0),
+            new int[] {1, 0}, new int[] {0, 1}, new int[] {1, 1}, none.withEndMask(1).withShrinkAxisMask(2)), uniform(-1, 1, 3, 4)),
+        GradientCase.of("StridedSliceGrad (second order)", (tf, x) -> StridedSliceGrad.create(tf.scope(),
+            tf.constant(new int[] {3, 4}), tf.constant(new int[] {0, 1}), tf.constant(new int[] {0, 0}),
+            tf.constant(new int[] {2, 1}), x.get(0), none.withBeginMask(1).withEndMask(3)), uniform(-1, 1, 2, 3)),
+        GradientCase.of("SegmentSum", (tf, x) -> tf.segmentSum(x.get(0), tf.constant(new int[] {0, 0, 2})), uniform(-1, 1, 3, 2)),
+        GradientCase.of("SparseSegmentSum with a repeated index", (tf, x) -> tf.sparseSegmentSum(x.get(0),
+            tf.constant(new long[] {0, 2, 2}), tf.constant(new int[] {0, 0, 1})), uniform(-1, 1, 3, 2)),
+        GradientCase.of("SparseSegmentMean", (tf, x) -> tf.sparseSegmentMean(x.get(0),
+            tf.constant(new int[] {0, 2, 2, 1}), tf.constant(new int[] {0, 0, 1, 3})), uniform(-1, 1, 3, 2)),
+        GradientCase.of("SparseSegmentSqrtN", (tf, x) -> tf.sparseSegmentSqrtN(x.get(0),
+            tf.constant(new int[] {0, 2, 2, 1}), tf.constant(new int[] {0, 0, 1, 1})), uniform(-1, 1, 3, 2)),
+        GradientCase.of("SparseSegmentMeanGrad (second order)", (tf, x) -> SparseSegmentGrad.MEAN.create(tf.scope(), x.get(0),
+            tf.constant(new int[] {0, 2, 2}), tf.constant(new int[] {0, 0, 1}), tf.constant(3)), uniform(-1, 1, 2, 2)),
+        GradientCase.of("SparseSegmentSqrtNGrad (second order)", (tf, x) -> SparseSegmentGrad.SQRT_N.create(tf.scope(), x.get(0),
+            tf.constant(new int[] {0, 2, 2}), tf.constant(new int[] {0, 0, 1}), tf.constant(3)), uniform(-1, 1, 2, 2)));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -29,6 +29,20 @@ class MathGradientsTest {
 
   static Stream<GradientCase> cases() {
     GradientCase.reseed();
+    return Stream.concat(coreCases(), embeddingCases());
+  }
+
+  /** The ops embedding lookups add (issue 8); FloorDiv is piecewise constant and has none. */
+  private static Stream<GradientCase> embeddingCases() {
+    return Stream.of(
+        // x/y stays within (2, 3) (resp. (-3, -2)), away from the jumps of the floor.
+        GradientCase.of("FloorMod [2,3] mod [3]", (tf, x) -> tf.floorMod(x.get(0), x.get(1)),
+            uniform(3.1, 3.4, 2, 3), uniform(1.2, 1.4, 3)),
+        GradientCase.of("FloorMod negative x mod scalar", (tf, x) -> tf.floorMod(x.get(0), x.get(1)),
+            uniform(-3.4, -3.1, 2, 3), uniform(1.2, 1.4)));
+  }
+
+  private static Stream<GradientCase> coreCases() {
     return Stream.of(
         GradientCase.of("Add [2,3]+[3]", (tf, x) -> tf.add(x.get(0), x.get(1)), uniform(-1, 1, 2, 3), uniform(-1, 1, 3)),
         GradientCase.of("AddV2 scalar+[2,3]", (tf, x) -> tf.addV2(x.get(0), x.get(1)), uniform(-1, 1), uniform(-1, 1, 2, 3)),
