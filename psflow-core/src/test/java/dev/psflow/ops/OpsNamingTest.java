@@ -8,6 +8,7 @@ import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
+import dev.psflow.ops.array.StridedSlice;
 import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
@@ -116,6 +117,28 @@ class OpsNamingTest {
     }
     queueAndAccumulatorArguments();
     trainingArguments();
+    embeddingArguments();
+  }
+
+  private static void embeddingArguments() {
+    for (String logical : List.of("logicalAnd", "logicalOr")) {
+      arguments(logical + "(Operand,Operand)", f -> new Object[] {f.tf.less(f.x(), f.x()), f.tf.less(f.x(), f.x())});
+    }
+    arguments("logicalNot(Operand)", f -> new Object[] {f.tf.less(f.x(), f.x())});
+    arguments("stridedSlice(Operand,Operand,Operand,Operand,Masks)",
+        f -> new Object[] {f.x(), f.ints(0, 0), f.ints(1, 2), f.ints(1, 1), StridedSlice.Masks.NONE});
+    arguments("stridedSlice(Operand,int[],int[],int[],Masks)",
+        f -> new Object[] {f.x(), new int[] {0, 0}, new int[] {1, 2}, new int[] {1, 1}, StridedSlice.Masks.NONE});
+    arguments("dynamicPartition(Operand,Operand,int)", f -> new Object[] {f.x(), f.ints(0, 1), 2});
+    arguments("dynamicStitch(List,List)", f -> new Object[] {List.of(f.ints(1, 0)), List.of(f.x())});
+    arguments("parallelDynamicStitch(List,List)", f -> new Object[] {List.of(f.ints(1, 0)), List.of(f.x())});
+    arguments("unique(Operand,DType)", f -> new Object[] {f.ints(3, 1, 3), DType.INT32});
+    arguments("unique(Operand)", f -> new Object[] {f.ints(3, 1, 3)});
+    arguments("segmentSum(Operand,Operand)", f -> new Object[] {f.x(), f.ints(0, 0)});
+    for (String sparse : List.of("sparseSegmentSum", "sparseSegmentMean", "sparseSegmentSqrtN")) {
+      arguments(sparse + "(Operand,Operand,Operand)", f -> new Object[] {f.x(), f.ints(0, 1), f.ints(0, 0)});
+    }
+    arguments("resourceGather(Variable,Operand)", f -> new Object[] {f.var(), f.ints(1)});
   }
 
   private static void queueAndAccumulatorArguments() {
