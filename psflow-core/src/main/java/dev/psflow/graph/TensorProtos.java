@@ -218,7 +218,7 @@ public final class TensorProtos {
   }
 
   /** The DType of a DataType number; IllegalArgumentException for DT_INVALID and unknown numbers. */
-  static DType fromProto(int number) {
+  public static DType fromProto(int number) {
     if (number == DataType.DT_INVALID_VALUE) {
       throw new IllegalArgumentException("dtype is DT_INVALID (not set)");
     }

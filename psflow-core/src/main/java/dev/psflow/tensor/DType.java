@@ -52,13 +52,27 @@ public enum DType {
     return tfName;
   }
 
-  public static DType fromNumber(int number) {
+  /** TensorFlow's DataType number → DType; values() copies the array on every call, so look up a table. */
+  private static final DType[] BY_NUMBER = byNumber();
+
+  private static DType[] byNumber() {
+    int max = 0;
     for (DType t : values()) {
-      if (t.number == number) {
-        return t;
-      }
+      max = Math.max(max, t.number);
     }
-    throw new IllegalArgumentException("unknown dtype number " + number);
+    DType[] table = new DType[max + 1];
+    for (DType t : values()) {
+      table[t.number] = t;
+    }
+    return table;
+  }
+
+  public static DType fromNumber(int number) {
+    DType t = number >= 0 && number < BY_NUMBER.length ? BY_NUMBER[number] : null;
+    if (t == null) {
+      throw new IllegalArgumentException("unknown dtype number " + number);
+    }
+    return t;
   }
 
   @Override

@@ -47,7 +47,7 @@ class MonitoredTrainingSessionClusterTest {
   private final List<Server> servers = new ArrayList<>(List.of(Server.create(cluster, "ps", 0),
       Server.create(cluster, "worker", 0), Server.create(cluster, "worker", 1)));
   private final ExecutorService pool = Executors.newFixedThreadPool(2);
-  private final CountDownLatch chiefTraining = new CountDownLatch(1);
+  private final CountDownLatch bothTraining = new CountDownLatch(2);
 
   private static void awaitQuietly(CountDownLatch latch) {
     try {
@@ -89,6 +89,8 @@ class MonitoredTrainingSessionClusterTest {
     List<Long> steps = Collections.synchronizedList(new ArrayList<>());
     List<String> log = Collections.synchronizedList(new ArrayList<>());
     SessionRunHook recordStep = new SessionRunHook() {
+      private boolean started;
+
       @Override
       public void afterCreateSession(dev.psflow.exec.Session s) {
         steps.add(CREATED);
@@ -98,16 +100,16 @@ class MonitoredTrainingSessionClusterTest {
       public void afterRun(SessionRunContext c, List<Tensor> v) {
         long s = TrainingUtil.globalStep(c.session(), step);
         steps.add(s);
-        // The ps dies once the chief has trained (and checkpointed) past KILL_AT; until the chief
-        // trains, the other worker waits, so it cannot race to the end while the chief plans its
-        // first steps on a loaded machine.
-        if (task == 0) {
-          chiefTraining.countDown();
-          if (s >= KILL_AT) {
-            reachedKillStep.countDown();
-          }
-        } else {
-          awaitQuietly(chiefTraining);
+        // Both workers train before either goes on (on a loaded machine one could plan its first
+        // steps while the other races to the end), and the ps dies once the chief has trained
+        // (and checkpointed) past KILL_AT.
+        if (!started) {
+          started = true;
+          bothTraining.countDown();
+          awaitQuietly(bothTraining);
+        }
+        if (task == 0 && s >= KILL_AT) {
+          reachedKillStep.countDown();
         }
       }
     };

@@ -37,7 +37,7 @@ public final class GrpcTransport implements Transport {
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .addStreamTracerFactory(WireStats.serverTracer())
-        .addService(new GrpcWorkerService(worker))
+        .addService(TensorWire.workerService(new GrpcWorkerService(worker)))
         .addService(new GrpcMasterService(master, blocking))
         .build();
     try {

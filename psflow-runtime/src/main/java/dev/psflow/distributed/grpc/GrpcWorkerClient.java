@@ -15,6 +15,8 @@ import dev.psflow.proto.WorkerServiceGrpc;
 import dev.psflow.tensor.Tensor;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.util.function.BiConsumer;
 import java.util.ArrayList;
@@ -80,8 +82,10 @@ final class GrpcWorkerClient implements WorkerClient {
 
   @Override
   public CompletableFuture<Tensor> recvTensor(long stepId, String key) {
-    return call(stub::recvTensor, RecvTensorRequest.newBuilder().setStepId(stepId).setRendezvousKey(key).build(),
-        r -> TensorProtos.fromProto(r.getTensor()));
+    RecvTensorRequest req = RecvTensorRequest.newBuilder().setStepId(stepId).setRendezvousKey(key).build();
+    BiConsumer<RecvTensorRequest, StreamObserver<Tensor>> recv = (q, observer) -> ClientCalls.asyncUnaryCall(
+        stub.getChannel().newCall(TensorWire.RECV_TENSOR, stub.getCallOptions()), q, observer);
+    return call(recv, req, t -> t);
   }
 
   @Override

@@ -80,6 +80,11 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
         .thenApply(t -> RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build()));
   }
 
+  /** RecvTensor as served ({@link TensorWire}): the tensor itself goes to {@link TensorMarshaller}. */
+  void recvTensorDirect(RecvTensorRequest req, StreamObserver<Tensor> out) {
+    async(out, () -> worker.recvTensor(req.getStepId(), req.getRendezvousKey()));
+  }
+
   @Override
   public void abortStep(AbortStepRequest req, StreamObserver<AbortStepResponse> out) {
     unary(out, () -> {

@@ -1,0 +1,112 @@
+package dev.psflow.distributed.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.psflow.graph.TensorProtos;
+import dev.psflow.proto.RecvTensorResponse;
+import dev.psflow.tensor.Tensor;
+import io.grpc.Drainable;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** RecvTensor's marshaller writes protobuf's exact bytes and reads any protobuf encoding of them. */
+class TensorMarshallerTest {
+  private static final TensorMarshaller M = TensorMarshaller.INSTANCE;
+
+  private static List<Tensor> tensors() {
+    Random r = new Random(7);
+    float[] big = new float[100_000]; // several of the marshaller's chunks
+    for (int i = 0; i < big.length; i++) {
+      big[i] = r.nextFloat() - 0.5f;
+    }
+    return List.of(
+        Tensor.of(big, 1000, 100),
+        Tensor.of(new double[] {1.5, -2.25, Double.MIN_VALUE}, 3),
+        Tensor.of(new int[] {1, -2, Integer.MAX_VALUE, 0}, 2, 2),
+        Tensor.of(new long[] {Long.MIN_VALUE, 42}, 2),
+        Tensor.scalar(3.5f),
+        Tensor.of(new float[0], 0, 5),
+        Tensor.of(new String[] {"a", "bc"}, 2),
+        Tensor.of(new boolean[] {true, false, true}, 3));
+  }
+
+  @Test
+  void theBytesOnTheWireAreProtobufsOwn() throws IOException {
+    for (Tensor t : tensors()) {
+      byte[] ours = drain(M.stream(t));
+      byte[] protobufs = RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build().toByteArray();
+      assertThat(ours).as("%s", t).isEqualTo(protobufs);
+    }
+  }
+
+  @Test
+  void everyTensorComesBackEqual() throws IOException {
+    for (Tensor t : tensors()) {
+      assertThat(M.parse(new ByteArrayInputStream(drain(M.stream(t))))).as("%s", t).isEqualTo(t);
+    }
+  }
+
+  @Test
+  void itReadsProtobufsEncodingWhateverTheFieldOrder() {
+    Tensor t = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
+    byte[] normal = RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build().toByteArray();
+    assertThat(M.parse(new ByteArrayInputStream(normal))).isEqualTo(t);
+    // tensor_content before dtype: decoded through protobuf, still equal
+    var p = TensorProtos.toProto(t);
+    byte[] contentFirst = concat(
+        new byte[] {0x0a}, varint(p.getSerializedSize()),
+        new byte[] {0x22}, varint(p.getTensorContent().size()), p.getTensorContent().toByteArray(),
+        new byte[] {0x08}, varint(p.getDtypeValue()),
+        new byte[] {0x12}, varint(p.getTensorShape().getSerializedSize()), p.getTensorShape().toByteArray());
+    assertThat(M.parse(new ByteArrayInputStream(contentFirst))).isEqualTo(t);
+  }
+
+  @Test
+  void malformedBytesAreInvalidArgumentNamingTheProblem() throws IOException {
+    byte[] good = drain(M.stream(Tensor.of(new float[] {1, 2, 3, 4}, 2, 2)));
+    byte[] truncated = java.util.Arrays.copyOf(good, good.length - 3);
+    assertThatThrownBy(() -> M.parse(new ByteArrayInputStream(truncated)))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("ends");
+    assertThatThrownBy(() -> M.parse(new ByteArrayInputStream(new byte[] {0x10, 0x01})))
+        .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("RecvTensorResponse has field 2");
+  }
+
+  private static byte[] drain(InputStream s) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (s instanceof Drainable d) {
+      int n = d.drainTo(out);
+      assertThat(n).isEqualTo(out.size());
+    } else {
+      s.transferTo(out);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] varint(long v) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    while ((v & ~0x7fL) != 0) {
+      out.write((int) ((v & 0x7f) | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+    return out.toByteArray();
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] p : parts) {
+      out.writeBytes(p);
+    }
+    return out.toByteArray();
+  }
+}
