@@ -31,7 +31,7 @@ import java.util.SplittableRandom;
 public final class RemoteClient {
   private static final int SAMPLES = 1000;
   private static final int BATCH = 100;
-  private static final int STEPS = 300;
+  private static final int STEPS = 500;
 
   private RemoteClient() {}
 
