@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -151,7 +152,7 @@ final class JobRunner {
         String running = awaited.stream().filter(MeasuredProcess::isAlive).map(p -> p.role)
             .collect(Collectors.joining(", "));
         MeasuredProcess first = awaited.stream().filter(MeasuredProcess::isAlive).findFirst().orElseThrow();
-        throw new RunFailed(String.format(java.util.Locale.ROOT, "%s: timed out after %.0f s (still running: %s; "
+        throw new RunFailed(String.format(Locale.ROOT, "%s: timed out after %.0f s (still running: %s; "
             + "--timeout_s to allow more); %s's last lines:", label, timeoutSeconds, running, first.role), tailOf(first));
       }
       Thread.sleep(POLL_MILLIS);

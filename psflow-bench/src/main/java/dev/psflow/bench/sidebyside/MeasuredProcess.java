@@ -8,8 +8,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * (every 100 ms by {@link JobRunner}); the highest value is kept. Launch to exit is wall time
  * from {@code start} to the shell's exit.
  *
- * <p>Output (stdout and stderr merged) is copied to a log file and kept in memory for parsing.
+ * <p>Output (stdout and stderr merged) is copied to a log file, each line after the seconds since
+ * launch, and kept in memory as printed for parsing.
  * Thread-safety: {@link #poll()}, {@link #stop()} and {@link #kill()} are for the one thread that
  * runs the job; the reader thread only appends lines.
  */
@@ -70,9 +73,10 @@ final class MeasuredProcess {
   private void copyOutput(Path log) {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
         PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8,
-            java.nio.file.StandardOpenOption.APPEND))) {
+            StandardOpenOption.APPEND))) {
       for (String line; (line = r.readLine()) != null; ) {
-        w.println(line);
+        // Seconds since launch on each logged line: where launch-to-exit time goes, at a glance.
+        w.printf(Locale.ROOT, "%8.3f  %s%n", (System.nanoTime() - startNanos) / 1e9, line);
         synchronized (lines) {
           lines.add(line);
         }
