@@ -10,7 +10,8 @@ import java.util.SplittableRandom;
  * and again at the start of each new one; a batch that crosses the end of an epoch takes the rest
  * of the old epoch followed by the start of the newly shuffled one.
  *
- * <p>Images are a flat {@code float[]} of {@code [numExamples, features]}; labels are either one-hot
+ * <p>Images are {@code [numExamples, features]} FLOAT32 (MNIST's are kept as their pixel bytes and
+ * scaled as a batch copies them, a quarter of the memory); labels are either one-hot
  * ({@code [numExamples, classes]} FLOAT32) or class indices ({@code [numExamples]} INT32). The
  * stored arrays are never modified (an epoch shuffles an index permutation, not the data), so
  * {@link #images()} and {@link #labels()} stay in file order and can be shared; a batch copies its
@@ -27,9 +28,8 @@ import java.util.SplittableRandom;
  * }</pre>
  */
 public final class DataSet {
-  private final Tensor images;
+  private final ImageRows images; // never written
   private final Tensor labels;
-  private final float[] imageData; // numExamples * features, never written
   private final Object labelData; // float[] (one-hot) or int[], never written
   private final int numExamples;
   private final int features;
@@ -46,27 +46,35 @@ public final class DataSet {
    * used as they are (not copied) and must not be modified afterwards.
    */
   public DataSet(Tensor images, Tensor labels, long seed) {
+    this(floats(images), labels, seed);
+  }
+
+  private static ImageRows floats(Tensor images) {
     if (images.dtype() != DType.FLOAT32 || images.rank() != 2) {
       throw new IllegalArgumentException(
           "images must be [n, features] FLOAT32, got " + images.dtype() + " " + images.shape());
     }
+    return new ImageRows.Floats(images);
+  }
+
+  /** A data set over {@code images} stored as they are (e.g. pixel bytes), as the public one. */
+  DataSet(ImageRows images, Tensor labels, long seed) {
     boolean oneHot = labels.dtype() == DType.FLOAT32 && labels.rank() == 2;
     if (!oneHot && !(labels.dtype() == DType.INT32 && labels.rank() == 1)) {
       throw new IllegalArgumentException(
           "labels must be [n, classes] FLOAT32 or [n] INT32, got "
               + labels.dtype() + " " + labels.shape());
     }
-    if (images.shape().dim(0) != labels.shape().dim(0)) {
+    if (images.numExamples() != labels.shape().dim(0)) {
       throw new IllegalArgumentException(
-          "images has " + images.shape().dim(0) + " examples but labels has "
+          "images has " + images.numExamples() + " examples but labels has "
               + labels.shape().dim(0));
     }
     this.images = images;
     this.labels = labels;
-    this.imageData = images.floatData();
     this.labelData = labels.data();
-    this.numExamples = images.shape().dim(0);
-    this.features = images.shape().dim(1);
+    this.numExamples = images.numExamples();
+    this.features = images.features();
     this.labelWidth = oneHot ? labels.shape().dim(1) : 1;
     this.seed = seed;
     this.random = new SplittableRandom(seed);
@@ -85,9 +93,12 @@ public final class DataSet {
     return numExamples;
   }
 
-  /** All images, {@code [numExamples, features]} FLOAT32, in file order. Do not modify. */
+  /**
+   * All images, {@code [numExamples, features]} FLOAT32, in file order. Do not modify. For data
+   * kept as pixel bytes (MNIST's) each call computes a fresh tensor: call it once per evaluation.
+   */
   public Tensor images() {
-    return images;
+    return images.tensor();
   }
 
   /** All labels, {@code [numExamples, classes]} FLOAT32 or {@code [numExamples]} INT32. */
@@ -150,21 +161,21 @@ public final class DataSet {
           "shard index must be in 0.." + (count - 1) + " for " + count + " shards, got " + index);
     }
     int n = index < numExamples ? (numExamples - index + count - 1) / count : 0;
-    float[] x = new float[n * features];
+    int[] rows = new int[n];
     Object y = oneHot() ? new float[n * labelWidth] : new int[n];
     for (int i = 0; i < n; i++) {
-      int src = index + i * count;
-      System.arraycopy(imageData, src * features, x, i * features, features);
-      System.arraycopy(labelData, src * labelWidth, y, i * labelWidth, labelWidth);
+      rows[i] = index + i * count;
+      System.arraycopy(labelData, rows[i] * labelWidth, y, i * labelWidth, labelWidth);
     }
     Tensor shardLabels = oneHot() ? Tensor.of((float[]) y, n, labelWidth) : Tensor.of((int[]) y, n);
-    return new DataSet(Tensor.of(x, n, features), shardLabels, seed);
+    return new DataSet(images.select(rows), shardLabels, seed);
   }
 
   @Override
   public String toString() {
-    return "DataSet[" + numExamples + " examples, images " + images.shape() + " " + images.dtype()
-        + ", labels " + labels.shape() + " " + labels.dtype() + ", epoch " + epochsCompleted + "]";
+    return "DataSet[" + numExamples + " examples, images [" + numExamples + ", " + features
+        + "] FLOAT32, labels " + labels.shape() + " " + labels.dtype()
+        + ", epoch " + epochsCompleted + "]";
   }
 
   private boolean oneHot() {
@@ -176,7 +187,7 @@ public final class DataSet {
     for (int i = 0; i < rows; i++) {
       int src = order[from + i];
       int dst = to + i;
-      System.arraycopy(imageData, src * features, x, dst * features, features);
+      images.copyRow(src, x, dst * features);
       System.arraycopy(labelData, src * labelWidth, y, dst * labelWidth, labelWidth);
     }
   }

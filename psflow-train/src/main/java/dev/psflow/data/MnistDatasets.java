@@ -122,12 +122,7 @@ public record MnistDatasets(DataSet train, DataSet validation, DataSet test) {
       IdxFile.Images images, byte[] labels, int from, int to, boolean oneHot, long seed) {
     int n = to - from;
     int features = images.rows() * images.cols();
-    float[] x = new float[n * features];
-    byte[] pixels = images.pixels();
-    int offset = from * features;
-    for (int i = 0; i < x.length; i++) {
-      x[i] = (pixels[offset + i] & 0xff) * SCALE;
-    }
+    ImageRows x = new ImageRows.Pixels(images.pixels(), from * features, n, features, SCALE);
     Tensor y;
     if (oneHot) {
       float[] hot = new float[n * NUM_CLASSES];
@@ -142,6 +137,6 @@ public record MnistDatasets(DataSet train, DataSet validation, DataSet test) {
       }
       y = Tensor.of(classes, n);
     }
-    return new DataSet(Tensor.of(x, n, features), y, seed);
+    return new DataSet(x, y, seed);
   }
 }

@@ -163,4 +163,23 @@ class DataSetTest {
     assertThatThrownBy(() -> new DataSet(x, Tensor.of(new long[2], 2), 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("int64");
   }
+
+  @Test
+  void imagesKeptAsPixelBytesAreScaledAsTheyAreCopiedOut() {
+    byte[] pixels = {9, 9, 0, (byte) 255, 1, (byte) 128}; // one byte of padding, then 3 x 2 pixels
+    float scale = (float) (1.0 / 255.0);
+    ImageRows rows = new ImageRows.Pixels(pixels, 1, 2, 2, scale);
+    DataSet ds = new DataSet(rows, Tensor.of(new int[] {0, 1}, 2), 7);
+    float[] expected = {9 * scale, 0f, 255 * scale, 1 * scale};
+    assertThat(ds.images().floatData()).containsExactly(expected);
+    assertThat(ds.nextBatch(2, false).images().floatData()).containsExactly(expected);
+    assertThat(ds.shard(1, 2).images().floatData()).containsExactly(255 * scale, 1 * scale);
+  }
+
+  @Test
+  void pixelsThatDoNotFitTheirArrayAreRefused() {
+    assertThatThrownBy(() -> new ImageRows.Pixels(new byte[5], 2, 2, 2, 1f))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("do not fit in 5 bytes");
+  }
 }
