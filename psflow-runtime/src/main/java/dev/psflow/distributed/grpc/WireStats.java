@@ -11,8 +11,8 @@ import io.grpc.ServerStreamTracer;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts the bytes of gRPC messages this process sends and receives (serialized protobuf, before
- * HTTP/2 framing), on both its servers and its channels, so a benchmark can set the bytes a
+ * Counts the gRPC messages this process sends and receives and their bytes (serialized protobuf,
+ * before HTTP/2 framing), on both its servers and its channels, so a benchmark can set the bytes a
  * training step moves against the ideal payload. Cheap enough to be always on. Thread-safe.
  *
  * <pre>{@code
@@ -52,12 +52,20 @@ public final class WireStats {
           @Override
           public void outboundWireSize(long bytes) {
             SENT.add(bytes);
+          }
+
+          @Override
+          public void outboundMessage(int seqNo) {
             MESSAGES.increment();
           }
 
           @Override
           public void inboundWireSize(long bytes) {
             RECEIVED.add(bytes);
+          }
+
+          @Override
+          public void inboundMessage(int seqNo) {
             MESSAGES.increment();
           }
         };
@@ -73,12 +81,20 @@ public final class WireStats {
           @Override
           public void outboundWireSize(long bytes) {
             SENT.add(bytes);
+          }
+
+          @Override
+          public void outboundMessage(int seqNo) {
             MESSAGES.increment();
           }
 
           @Override
           public void inboundWireSize(long bytes) {
             RECEIVED.add(bytes);
+          }
+
+          @Override
+          public void inboundMessage(int seqNo) {
             MESSAGES.increment();
           }
         };
