@@ -81,6 +81,8 @@ final class TlsCredentials {
     String reason = String.valueOf(root.getMessage());
     if (reason.contains("unable to find valid certification path")) {
       reason = "the server's certificate was not signed by the CA in our ca.crt";
+    } else if (reason.contains("ALERT")) {
+      reason = "the server refused our certificate: " + reason.replaceFirst(".*:", "");
     }
     return "the TLS handshake failed (" + reason + "); every task and client of a cluster needs the ca.crt and a "
         + "certificate of one `psflow certs` directory (--tls_dir) whose names include the host dialled";
@@ -129,7 +131,7 @@ final class TlsCredentials {
       try {
         ca.checkClientTrusted(chain, authType, engine);
       } catch (CertificateException e) {
-        throw refused(chain, engine == null ? null : engine.getPeerHost() + ":" + engine.getPeerPort(), e);
+        throw refused(chain, e);
       }
     }
 
@@ -138,7 +140,7 @@ final class TlsCredentials {
       try {
         ca.checkClientTrusted(chain, authType, socket);
       } catch (CertificateException e) {
-        throw refused(chain, socket == null ? null : String.valueOf(socket.getRemoteSocketAddress()), e);
+        throw refused(chain, e);
       }
     }
 
@@ -147,14 +149,23 @@ final class TlsCredentials {
       try {
         ca.checkClientTrusted(chain, authType);
       } catch (CertificateException e) {
-        throw refused(chain, null, e);
+        throw refused(chain, e);
       }
     }
 
-    private CertificateException refused(X509Certificate[] chain, String peer, CertificateException e) {
-      String who = chain == null || chain.length == 0 ? "no certificate" : chain[0].getSubjectX500Principal().getName();
-      LOG.warn("{} refused a connection from {}: its certificate ({}) is not one this cluster's CA signed: {}", task,
-          peer == null ? "an unknown address" : peer, who, e.getMessage());
+    /**
+     * One line naming the peer by its certificate (gRPC's server-side TLS engines are made without
+     * the peer's address, so the handshake cannot name it; the peer's own error names this task).
+     */
+    private CertificateException refused(X509Certificate[] chain, CertificateException e) {
+      String who = chain == null || chain.length == 0 ? "no certificate"
+          : "'" + chain[0].getSubjectX500Principal().getName() + "' issued by '" + chain[0].getIssuerX500Principal().getName() + "'";
+      Throwable root = e;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      LOG.warn("{} refused a TLS connection from a peer with certificate {}: this cluster's CA did not sign it ({})", task,
+          who, root.getMessage());
       return e;
     }
 
@@ -173,9 +184,14 @@ final class TlsCredentials {
       ca.checkServerTrusted(chain, authType);
     }
 
+    /**
+     * None named: a server's certificate request then lists no CA, so a peer presents whatever
+     * certificate it has and a stranger's is refused here, logged with its address, rather than
+     * withheld by the peer and refused unseen. The check itself is the CA's, unchanged.
+     */
     @Override
     public X509Certificate[] getAcceptedIssuers() {
-      return ca.getAcceptedIssuers();
+      return new X509Certificate[0];
     }
   }
 }
