@@ -167,7 +167,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     for (String flag : programFlags) {
       for (String ours : CLUSTER_FLAGS) {
         if (flag.equals(ours) || flag.startsWith(ours + "=")) {
-          throw usage(ours + " is set by local-cluster for each task; remove it from the program's flags");
+          throw usage(ours + " is set by local-cluster for each task; " + (ours.equals(SecurityFlags.TLS_DIR)
+              || ours.equals(SecurityFlags.INSECURE) ? "give it to local-cluster, before PROGRAM" : "remove it from the program's flags"));
         }
       }
     }
