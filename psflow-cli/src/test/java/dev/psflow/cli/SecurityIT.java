@@ -54,8 +54,17 @@ class SecurityIT {
       String target = "--target=grpc://localhost:" + ports.get(1);
       String psAddress = "--worker_address=localhost:" + ports.get(0);
 
-      String owner = probe(target, "--tls_dir=" + certs, "init", "read");
-      assertThat(owner).contains("init: OK secret = [1.0, 2.0, 3.0]", "read: OK secret = [1.0, 2.0, 3.0]");
+      Path stolen = outside.resolve("stolen.safetensors");
+      String escape = root.resolve("..").resolve("outside").resolve("up.safetensors").toString();
+      String worker = probe(target, "--tls_dir=" + certs, "--as=worker-0", "init", "save=" + stolen, "save=" + escape,
+          "save=" + root.resolve("kept.safetensors"));
+      assertThat(worker)
+          .contains("init: OK secret = [1.0, 2.0, 3.0]")
+          .contains("save=" + stolen + ": PERMISSION_DENIED: SaveV2 may not touch " + stolen
+              + ": it is outside this task's checkpoint root " + root.toRealPath())
+          .contains("save=" + escape + ": PERMISSION_DENIED: SaveV2 may not touch " + escape)
+          .contains("save=" + root.resolve("kept.safetensors") + ": OK saved");
+      assertThat(outside).isEmptyDirectory();
 
       String stranger = probe(target, "--tls_dir=" + other, "read", "write", "reset");
       for (String action : List.of("read", "write", "reset")) {
@@ -70,8 +79,10 @@ class SecurityIT {
         assertThat(plaintext).contains(action + ": UNAVAILABLE: the master at localhost:" + ports.get(1));
       }
 
-      String client = probe(target, psAddress, "--tls_dir=" + certs, "reset", "reset-worker", "register-graph", "write");
+      String client = probe(target, psAddress, "--tls_dir=" + certs, "read", "reset", "reset-worker", "register-graph",
+          "write");
       assertThat(client)
+          .contains("read: OK secret = [1.0, 2.0, 3.0]") // what the strangers tried did not happen
           .contains("reset: PERMISSION_DENIED: /job:worker/replica:0/task:0 refuses psflow.MasterService/Reset from "
               + "'CN=client,OU=client,O=psflow'")
           .contains("reset-worker: PERMISSION_DENIED: /job:ps/replica:0/task:0 refuses psflow.WorkerService/Reset")
@@ -80,18 +91,6 @@ class SecurityIT {
           .contains("its role 'client' may not call it")
           .contains("write: OK secret = [6.0, 6.0, 6.0]"); // running steps is what a client may do
 
-      Path stolen = outside.resolve("stolen.safetensors");
-      String escape = root.resolve("..").resolve("outside").resolve("up.safetensors").toString();
-      String worker = probe(target, "--tls_dir=" + certs, "--as=worker-0", "save=" + stolen, "save=" + escape,
-          "save=" + root.resolve("kept.safetensors"));
-      assertThat(worker)
-          .contains("save=" + stolen + ": PERMISSION_DENIED: SaveV2 may not touch " + stolen
-              + ": it is outside this task's checkpoint root " + root.toRealPath())
-          .contains("save=" + escape + ": PERMISSION_DENIED: SaveV2 may not touch " + escape)
-          .contains("save=" + root.resolve("kept.safetensors") + ": OK saved");
-      assertThat(outside).isEmptyDirectory();
-
-      assertThat(probe(target, "--tls_dir=" + certs, "read")).contains("read: OK secret = [6.0, 6.0, 6.0]");
       String workerLog = servers.get(1).output();
       assertThat(workerLog).contains("/job:worker/replica:0/task:0 refused a TLS connection from a peer with "
           + "certificate 'CN=client,OU=client,O=psflow' issued by 'CN=psflow cluster CA");
