@@ -67,8 +67,12 @@ public final class ProbeCommand implements Callable<Integer> {
     if ((tlsDir == null) == !insecure) {
       throw new UserErrors.UsageException("give --tls_dir or --insecure");
     }
-    TlsConfig tls = tlsDir == null ? null : as.equals("client") ? TlsConfig.forClient(tlsDir)
-        : TlsConfig.forTask(tlsDir, as.substring(0, as.lastIndexOf('-')), Integer.parseInt(as.substring(as.lastIndexOf('-') + 1)));
+    if (!as.matches("client|[a-z][a-z0-9_]*-\\d+")) {
+      throw new UserErrors.UsageException("--as=" + as + ": expected client or JOB-INDEX, e.g. worker-0");
+    }
+    int dash = as.lastIndexOf('-');
+    TlsConfig tls = tlsDir == null ? null : dash < 0 ? TlsConfig.forClient(tlsDir)
+        : TlsConfig.forTask(tlsDir, as.substring(0, dash), Integer.parseInt(as.substring(dash + 1)));
     String address = target.substring("grpc://".length());
     GrpcTransport wire = (GrpcTransport) new GrpcTransport().withTls(tls);
     try {

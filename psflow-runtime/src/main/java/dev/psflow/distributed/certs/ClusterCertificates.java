@@ -51,8 +51,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * of its own, one certificate per task of the cluster spec and one for clients, and writes them as
  * a {@code --tls_dir}. Each certificate names its role in the subject ({@code OU=ps}, {@code worker},
  * {@code chief}, {@code client}; {@code CN=worker-1}) — the role is what a server authorizes calls by
- * — and carries SANs for {@code localhost}, {@code 127.0.0.1}, {@code ::1} and its task's host, so
- * peers can check they reached the task they meant. Stateless.
+ * — and a task's carries SANs for {@code localhost}, {@code 127.0.0.1}, {@code ::1} and its host, so
+ * peers can check they reached the task they meant; a client's is for dialling only (no SAN, client
+ * authentication only). Stateless.
  *
  * <pre>{@code
  * List<Path> written = ClusterCertificates.write(cluster, Path.of("certs"), Duration.ofDays(365));
@@ -113,10 +114,15 @@ public final class ClusterCertificates {
     JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
-    // Every task is both a server (its port) and a client (its channels to the other tasks).
-    b.addExtension(Extension.extendedKeyUsage, false,
-        new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-    b.addExtension(Extension.subjectAlternativeName, false, alternativeNames(host));
+    if (role.equals(TlsConfig.CLIENT)) {
+      // A client only dials: its certificate cannot answer for any address, so its holder cannot pose as a task.
+      b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth));
+    } else {
+      // Every task is both a server (its port) and a client (its channels to the other tasks).
+      b.addExtension(Extension.extendedKeyUsage, false,
+          new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
+      b.addExtension(Extension.subjectAlternativeName, false, alternativeNames(host));
+    }
     b.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
     b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(ca));
     X509Certificate cert = sign(b, caKeys.getPrivate());

@@ -71,6 +71,8 @@ class AuthorizationTest {
     assertThat(Authorization.role(read(dir.resolve("client.crt")))).isEqualTo("client");
     assertThat(read(dir.resolve("ps-0.crt")).getSubjectAlternativeNames().stream().map(n -> (Object) n.get(1)).toList())
         .contains((Object) "localhost", "127.0.0.1", "ps.example");
+    assertThat(read(dir.resolve("client.crt")).getSubjectAlternativeNames()).as("a client answers for no address").isNull();
+    assertThat(read(dir.resolve("client.crt")).getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.2");
   }
 
   private static X509Certificate read(Path p) throws Exception {
