@@ -116,7 +116,7 @@ final class TlsCredentials {
     throw new GeneralSecurityException("no X.509 trust manager");
   }
 
-  /** The CA's trust manager for peers (clients of this server), logging each refusal with the peer's address. */
+  /** The CA's trust manager for peers (clients of this server), logging each refusal with the peer's certificate. */
   private static final class RefusalLogger extends X509ExtendedTrustManager {
     private final String task;
     private final X509ExtendedTrustManager ca;
@@ -186,7 +186,7 @@ final class TlsCredentials {
 
     /**
      * None named: a server's certificate request then lists no CA, so a peer presents whatever
-     * certificate it has and a stranger's is refused here, logged with its address, rather than
+     * certificate it has and a stranger's is refused here, logged with its subject, rather than
      * withheld by the peer and refused unseen. The check itself is the CA's, unchanged.
      */
     @Override
