@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with {@code --tls_dir} — probed by other processes ({@code psflow probe}): one with another CA's
  * certificates (even holding the cluster's public ca.crt) and one in plaintext cannot read, write
  * or reset the model; the cluster's client certificate may run steps but not reset or register
- * graphs; a worker's certificate cannot make the ps save outside its checkpoint root. And a TLS
- * local-cluster trains.
+ * graphs; a worker's certificate cannot make the ps save outside its checkpoint root. (A TLS
+ * local-cluster that trains MNIST is DistributedTrainingIT's.)
  */
 class SecurityIT {
   @TempDir Path dir;
@@ -66,18 +66,24 @@ class SecurityIT {
           .contains("save=" + root.resolve("kept.safetensors") + ": OK saved");
       assertThat(outside).isEmptyDirectory();
 
-      String stranger = probe(target, "--tls_dir=" + other, "read", "write", "reset");
+      String stranger = probe(target, psAddress, "--tls_dir=" + other, "read", "write", "reset", "reset-worker",
+          "register-graph");
       for (String action : List.of("read", "write", "reset")) {
         assertThat(stranger).containsPattern(action + ": UNAVAILABLE: the master at localhost:" + ports.get(1)
+            + " is unreachable: the TLS handshake failed \\(the server's certificate was not signed by the CA in our ca.crt\\)");
+      }
+      for (String action : List.of("reset-worker", "register-graph")) { // the ps's worker service, directly
+        assertThat(stranger).containsPattern(action + ": UNAVAILABLE: .* at localhost:" + ports.get(0)
             + " is unreachable: the TLS handshake failed \\(the server's certificate was not signed by the CA in our ca.crt\\)");
       }
       String withOurCa = probe(target, "--tls_dir=" + mixed, "read", "reset");
       assertThat(withOurCa).contains("read: UNAVAILABLE: the master at localhost:" + ports.get(1)
           + " is unreachable: the TLS handshake failed (the server refused our certificate");
-      String plaintext = probe(target, "--insecure", "read", "write", "reset");
+      String plaintext = probe(target, psAddress, "--insecure", "read", "write", "reset", "reset-worker");
       for (String action : List.of("read", "write", "reset")) {
         assertThat(plaintext).contains(action + ": UNAVAILABLE: the master at localhost:" + ports.get(1));
       }
+      assertThat(plaintext).containsPattern("reset-worker: UNAVAILABLE: .* at localhost:" + ports.get(0));
 
       String client = probe(target, psAddress, "--tls_dir=" + certs, "read", "reset", "reset-worker", "register-graph",
           "write");
@@ -111,19 +117,6 @@ class SecurityIT {
     assertThat(r.exitCode()).isEqualTo(2);
     assertThat(r.output()).contains("psflow server: psflow tasks speak mutual TLS: give --tls_dir=DIR")
         .contains("or --insecure").doesNotContain("\tat ");
-  }
-
-  @Test
-  void aTlsLocalClusterTrainsMnist() throws Exception {
-    PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=1", "--workers=2", "mnist-replica",
-        "--train_steps=300");
-    assertThat(r.exitCode()).as(r.output()).isZero();
-    assertThat(r.output()).containsPattern("local-cluster: mnist-replica on .*, mutual TLS with the certificates of .* "
-        + "\\(made for this run\\)")
-        .contains("[ps0] INFO TaskSecurity - /job:ps/replica:0/task:0 at 127.0.0.1:")
-        .contains("speaks mutual TLS")
-        .contains("[worker1] After 300 training step(s), validation cross entropy = ");
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.9);
   }
 
   private static String probe(String... args) throws Exception {
