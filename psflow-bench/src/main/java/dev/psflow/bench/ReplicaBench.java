@@ -17,10 +17,11 @@ import java.util.regex.Pattern;
  * as real processes on loopback and reports global steps/sec (over the training time the workers
  * report, the first {@code --warmup} global steps excluded) and the bytes moved on the wire per
  * global step (every worker's gRPC message bytes, both ways, during training), against the ideal
- * payload (parameters pulled + gradients pushed: 636,080 bytes for this model).
+ * payload (parameters pulled + gradients pushed: 636,080 bytes for this model). The tasks speak mutual
+ * TLS, as local-cluster's do by default; {@code --insecure} runs them in plaintext.
  *
  * <p>Run: {@code java -cp psflow-bench/target/psflow-bench.jar dev.psflow.bench.ReplicaBench
- * [--ps=1] [--workers=2] [--train_steps=3000] [--warmup=500] [--sync_replicas]}
+ * [--ps=1] [--workers=2] [--train_steps=3000] [--warmup=500] [--insecure] [--sync_replicas]}
  */
 public final class ReplicaBench {
   private static final Pattern STEP = Pattern.compile(
@@ -37,8 +38,11 @@ public final class ReplicaBench {
     int steps = 3000;
     int warmup = 500;
     List<String> extra = new ArrayList<>();
+    boolean insecure = false;
     for (String a : args) {
-      if (a.startsWith("--ps=")) {
+      if (a.equals("--insecure")) {
+        insecure = true;
+      } else if (a.startsWith("--ps=")) {
         ps = Integer.parseInt(a.substring(5));
       } else if (a.startsWith("--workers=")) {
         workers = Integer.parseInt(a.substring(10));
@@ -52,7 +56,11 @@ public final class ReplicaBench {
     }
     Path root = Path.of(System.getProperty("psflow.home", "."));
     List<String> cmd = new ArrayList<>(List.of(root.resolve("bin/psflow").toString(), "local-cluster", "--ps=" + ps,
-        "--workers=" + workers, "mnist-replica", "--train_steps=" + steps));
+        "--workers=" + workers));
+    if (insecure) {
+      cmd.add("--insecure");
+    }
+    cmd.addAll(List.of("mnist-replica", "--train_steps=" + steps));
     cmd.addAll(extra);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     double tWarm = Double.NaN;
@@ -89,9 +97,9 @@ public final class ReplicaBench {
     }
     int rc = p.waitFor();
     double rate = (gEnd - gWarm) / (tEnd - tWarm);
-    System.out.printf(Locale.ROOT, "%d ps + %d workers%s: %.1f global steps/sec (global steps %d..%d), "
+    System.out.printf(Locale.ROOT, "%d ps + %d workers%s%s: %.1f global steps/sec (global steps %d..%d), "
         + "%,d bytes per step on the wire (ideal payload %,d: %+.2f%%), exit %d%n", ps, workers,
-        extra.isEmpty() ? "" : " " + String.join(" ", extra), rate, gWarm, gEnd, bytes / Math.max(1, localSteps),
+        insecure ? " --insecure" : " TLS", extra.isEmpty() ? "" : " " + String.join(" ", extra), rate, gWarm, gEnd, bytes / Math.max(1, localSteps),
         IDEAL, 100.0 * (bytes / (double) Math.max(1, localSteps) - IDEAL) / IDEAL, rc);
     if (Files.exists(root)) {
       System.exit(rc);

@@ -33,6 +33,12 @@ public final class EchoTaskCommand implements Callable<Integer> {
   @Option(names = "--worker_hosts", required = true)
   String workerHosts;
 
+  @Option(names = SecurityFlags.TLS_DIR)
+  String tlsDir;
+
+  @Option(names = SecurityFlags.INSECURE)
+  boolean insecure;
+
   @Option(names = "--exit_code", split = ",", defaultValue = "0", description = "Each worker's exit code.")
   List<Integer> exitCodes;
 
@@ -69,6 +75,14 @@ public final class EchoTaskCommand implements Callable<Integer> {
   private void printFlags() {
     System.out.println("job_name=" + jobName + " task_index=" + taskIndex + " ps_hosts=" + psHosts
         + " worker_hosts=" + workerHosts + " pid=" + ProcessHandle.current().pid());
+    if (tlsDir != null) {
+      String[] files = new java.io.File(tlsDir).list();
+      System.out.println("tls_dir=" + tlsDir + " holds " + (files == null ? "nothing" : String.join(",",
+          java.util.Arrays.stream(files).sorted().toList())));
+    }
+    if (insecure) {
+      System.out.println("insecure");
+    }
     System.err.println("a line on stderr");
   }
 

@@ -7,6 +7,7 @@ import dev.psflow.tensor.Shape;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code psflow embedding-lookup}: a sharded embedding table trained over the ps tasks, with the bytes each step moves. */
@@ -53,6 +54,8 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the initial table and of the ids (default: ${DEFAULT-VALUE})")
   long seed;
 
+  @Mixin SecurityFlags security = new SecurityFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     EmbeddingLookup.run(flags(), System.out);
@@ -61,7 +64,7 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
 
   private EmbeddingLookup.Flags flags() {
     return new EmbeddingLookup.Flags(jobName, taskIndex, psHosts, workerHosts, vocabularySize, embeddingDim, batchSize,
-        trainSteps, warmupSteps, learningRate, partitionStrategy, seed);
+        trainSteps, warmupSteps, learningRate, partitionStrategy, seed, security.security());
   }
 
   /** The step a worker runs ({@code --task_index}, default 0): feed ids and targets, run the train op, fetch the loss. */

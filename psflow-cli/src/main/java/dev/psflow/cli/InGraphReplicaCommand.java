@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code psflow in-graph-replica}: MNIST with in-graph replication (one client, a tower per worker). */
@@ -47,6 +48,8 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
   @Option(names = "--data_dir", description = "Directory for storing mnist data (default: datasets/mnist)")
   Path dataDir;
 
+  @Mixin SecurityFlags security = new SecurityFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     InGraphReplica.run(flags(), System.out);
@@ -55,7 +58,7 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
 
   private InGraphReplica.Flags flags() {
     return new InGraphReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
-        learningRate, dataDir);
+        learningRate, dataDir, security.security());
   }
 
   /** The client's step: feed each tower a batch, run the train op, fetch global_step. */

@@ -1,17 +1,24 @@
 package dev.psflow.cli;
 
+import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.cluster.FreePorts;
+import dev.psflow.distributed.certs.ClusterCertificates;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,17 +29,21 @@ import picocli.CommandLine.Parameters;
  * {@code psflow local-cluster}: runs one program as a whole cluster of processes on this machine,
  * one per ps and worker task, on free ports of 127.0.0.1, and prints their output line by line
  * with the task in front. Each task is this same psflow (same JVM, same JVM flags) running
- * {@code <program> --job_name=.. --task_index=.. --ps_hosts=.. --worker_hosts=.. <program flags>}.
+ * {@code <program> --job_name=.. --task_index=.. --ps_hosts=.. --worker_hosts=.. --tls_dir=.. <program flags>}:
+ * mutual TLS with certificates made for the run (deleted at its end), or those of {@code --tls_dir};
+ * plaintext only with {@code --insecure}.
  */
 @Command(name = "local-cluster", mixinStandardHelpOptions = true, modelTransformer = LocalClusterCommand.StopAtProgram.class,
     description = {
         "Run a program as a cluster of ps and worker processes on this machine (127.0.0.1, free ports).",
-        "Each task runs: PROGRAM --job_name=ps|worker --task_index=I --ps_hosts=.. --worker_hosts=.. FLAGS.",
+        "Each task runs: PROGRAM --job_name=ps|worker --task_index=I --ps_hosts=.. --worker_hosts=.. --tls_dir=.. FLAGS,",
+        "with mutual TLS from throw-away certificates (or --tls_dir's), or --insecure instead of --tls_dir.",
         "Ends when every worker has exited (the ps tasks are then stopped); exit code 0 if all exited 0."},
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
   /** The flags local-cluster gives each task; the user may not give them too. */
-  static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts");
+  static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts",
+      SecurityFlags.TLS_DIR, SecurityFlags.INSECURE);
   private static final Pattern KILL = Pattern.compile("(ps|worker)(\\d+)@(?:(\\d+(?:\\.\\d*)?)|after:(.+))");
 
   @CommandLine.Spec CommandSpec spec;
@@ -52,6 +63,14 @@ public final class LocalClusterCommand implements Callable<Integer> {
       + "SECONDS after the start, e.g. worker1@5 or ps0@2.5, or once, when a line of any task's output (without its "
       + "[task] prefix) first contains a match of REGEX, e.g. 'ps0@after:global step: 1[0-9]{3}\\)' (repeatable).")
   List<String> kills = new ArrayList<>();
+
+  @Option(names = SecurityFlags.TLS_DIR, paramLabel = "DIR", description = "The cluster's certificates, for every "
+      + "task (psflow certs makes them for the cluster's addresses; local-cluster picks free ports, so this suits "
+      + "certificates whose tasks all run on localhost). Default: throw-away certificates made for this run.")
+  Path tlsDir;
+
+  @Option(names = SecurityFlags.INSECURE, description = "Run every task in plaintext, without TLS (each task warns).")
+  boolean insecure;
 
   @Parameters(index = "0", paramLabel = "PROGRAM", description = "The psflow program each task runs, e.g. mnist-replica.")
   String program;
@@ -77,18 +96,56 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
+    Path throwAway = null;
+    String security;
+    if (insecure) {
+      security = SecurityFlags.INSECURE;
+    } else if (tlsDir != null) {
+      security = SecurityFlags.TLS_DIR + "=" + tlsDir.toAbsolutePath();
+    } else {
+      throwAway = throwAwayCertificates(ClusterSpec.fromFlags(psHosts, workerHosts));
+      security = SecurityFlags.TLS_DIR + "=" + throwAway;
+    }
     List<TaskProcess> tasks = new ArrayList<>();
     for (int i = 0; i < ps + workers; i++) {
       String job = i < ps ? "ps" : "worker";
       int index = i < ps ? i : i - ps;
       List<String> command = new ArrayList<>(java);
       command.addAll(List.of(program, "--job_name=" + job, "--task_index=" + index,
-          "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts));
+          "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts, security));
       command.addAll(programFlags);
       tasks.add(new TaskProcess(job + index, i < ps, command, out));
     }
-    out.note(program + " on ps " + psHosts + ", workers " + workerHosts);
-    return new LocalCluster(tasks, restartOnFailure, kills, out).run();
+    out.note(program + " on ps " + psHosts + ", workers " + workerHosts + (insecure ? ", in plaintext (--insecure)"
+        : ", mutual TLS with the certificates of " + (throwAway != null ? throwAway + " (made for this run)" : tlsDir)));
+    try {
+      return new LocalCluster(tasks, restartOnFailure, kills, out).run();
+    } finally {
+      if (throwAway != null) {
+        deleteTree(throwAway);
+      }
+    }
+  }
+
+  /** A new CA and certificates for every task (and a client) in a fresh temporary directory, valid one day. */
+  private static Path throwAwayCertificates(ClusterSpec cluster) {
+    try {
+      Path dir = Files.createTempDirectory("psflow-local-cluster-tls-");
+      ClusterCertificates.write(cluster, dir, Duration.ofDays(1));
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make a temporary directory for the cluster's certificates", e);
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory: the system cleans it eventually.
+    }
   }
 
   private void checkFlags() {
@@ -97,6 +154,9 @@ public final class LocalClusterCommand implements Callable<Integer> {
     }
     if (workers < 1) {
       throw usage("--workers must be at least 1, got " + workers);
+    }
+    if (insecure && tlsDir != null) {
+      throw usage("give --tls_dir or --insecure, not both");
     }
     List<String> programs = spec.root().subcommands().entrySet().stream()
         .filter(e -> !e.getValue().getCommandSpec().equals(spec) && !e.getKey().equals("help"))
@@ -107,7 +167,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     for (String flag : programFlags) {
       for (String ours : CLUSTER_FLAGS) {
         if (flag.equals(ours) || flag.startsWith(ours + "=")) {
-          throw usage(ours + " is set by local-cluster for each task; remove it from the program's flags");
+          throw usage(ours + " is set by local-cluster for each task; " + (ours.equals(SecurityFlags.TLS_DIR)
+              || ours.equals(SecurityFlags.INSECURE) ? "give it to local-cluster, before PROGRAM" : "remove it from the program's flags"));
         }
       }
     }

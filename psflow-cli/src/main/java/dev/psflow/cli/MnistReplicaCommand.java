@@ -9,6 +9,7 @@ import java.util.List;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code psflow mnist-replica}: TensorFlow's distributed MNIST replica example, with its flags. */
@@ -78,6 +79,8 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "(replaces --save_checkpoint_secs)")
   Integer saveCheckpointSteps;
 
+  @Mixin SecurityFlags security = new SecurityFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     MnistReplica.run(flags(), System.out);
@@ -87,7 +90,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   private MnistReplica.Flags flags() {
     return new MnistReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
         learningRate, dataDir, downloadOnly, existingServers, numGpus, syncReplicas, replicasToAggregate,
-        logDir, saveCheckpointSecs, saveCheckpointSteps);
+        logDir, saveCheckpointSecs, saveCheckpointSteps, security.security());
   }
 
   /** The step a worker runs ({@code --task_index}, default 0): feed a batch, run the train op, fetch global_step. */

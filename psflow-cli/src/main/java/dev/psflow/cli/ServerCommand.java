@@ -5,11 +5,13 @@ import dev.psflow.cluster.TfConfig;
 import dev.psflow.distributed.Server;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code psflow server}: a bare server for one task of a cluster, which serves until stopped. The
- * cluster comes from {@code --ps_hosts/--worker_hosts} or, when those are absent, from TF_CONFIG.
+ * cluster comes from {@code --ps_hosts/--worker_hosts} or, when those are absent, from TF_CONFIG; it
+ * speaks mutual TLS ({@code --tls_dir}) or, when asked with {@code --insecure}, plaintext.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = "Start a bare server (master + worker services) for one task and join it.")
@@ -25,6 +27,8 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--worker_hosts", description = "Comma-separated host:port of the worker tasks.")
   String workerHosts;
+
+  @Mixin SecurityFlags security = new SecurityFlags();
 
   @Override
   public Integer call() throws InterruptedException {
@@ -47,7 +51,7 @@ public final class ServerCommand implements Callable<Integer> {
     if (job == null || index == null) {
       throw new UserErrors.UsageException("give --job_name and --task_index (or a TF_CONFIG with a \"task\")");
     }
-    Server server = Server.create(cluster, job, index);
+    Server server = Server.create(cluster, job, index, security.security().serverOptions(cluster, job, index, null));
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
     System.out.println("Started server " + server.task() + " at " + server.target());
     server.join();

@@ -40,7 +40,7 @@ public final class EmbeddingLookup {
   /** The program's flags. */
   public record Flags(String jobName, Integer taskIndex, String psHosts, String workerHosts, int vocabularySize,
       int embeddingDim, int batchSize, int trainSteps, int warmupSteps, double learningRate, String partitionStrategy,
-      long seed) {}
+      long seed, TaskSecurity security) {}
 
   /** One worker's graph: the table, the fed ids and targets, the loss and its train op. */
   public record LookupGraph(Graph graph, PartitionedVariable table, Output ids, Output targets, Output loss,
@@ -81,7 +81,8 @@ public final class EmbeddingLookup {
     checkFlags(f);
     ClusterSpec cluster = ClusterSpec.fromFlags(f.psHosts(), f.workerHosts());
     cluster.address(f.jobName(), f.taskIndex());
-    Server server = Server.create(cluster, f.jobName(), f.taskIndex());
+    Server server = Server.create(cluster, f.jobName(), f.taskIndex(),
+        f.security().serverOptions(cluster, f.jobName(), f.taskIndex(), null));
     if (f.jobName().equals("ps")) {
       server.join();
       return;

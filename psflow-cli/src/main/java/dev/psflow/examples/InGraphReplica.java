@@ -48,7 +48,7 @@ import java.util.Locale;
 public final class InGraphReplica {
   /** The program's flags. */
   public record Flags(String jobName, Integer taskIndex, String psHosts, String workerHosts, int hiddenUnits,
-      int trainSteps, int batchSize, double learningRate, Path dataDir) {}
+      int trainSteps, int batchSize, double learningRate, Path dataDir, TaskSecurity security) {}
 
   /**
    * The client's graph: one {@link MnistModel} tower per worker (sharing the variables), the train
@@ -146,7 +146,7 @@ public final class InGraphReplica {
     // Read the data before the server starts, so a missing data set ends the task at once.
     MnistDatasets mnist = client
         ? MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true) : null;
-    Server server = Server.create(cluster, f.jobName(), task);
+    Server server = Server.create(cluster, f.jobName(), task, f.security().serverOptions(cluster, f.jobName(), task, null));
     try {
       if (f.jobName().equals("ps")) {
         server.join();

@@ -46,7 +46,7 @@ public final class MnistReplica {
   public record Flags(String jobName, Integer taskIndex, String psHosts, String workerHosts, int hiddenUnits,
       int trainSteps, int batchSize, double learningRate, Path dataDir, boolean downloadOnly, boolean existingServers,
       int numGpus, boolean syncReplicas, Integer replicasToAggregate, Path logDir, double saveCheckpointSecs,
-      Integer saveCheckpointSteps) {}
+      Integer saveCheckpointSteps, TaskSecurity security) {}
 
   /**
    * The graph one worker builds: the model, its train op, the initializer, the session config, and
@@ -104,7 +104,7 @@ public final class MnistReplica {
     List<String> workerSpec = cluster.tasks("worker");
     Server server = null;
     if (!f.existingServers()) {
-      server = Server.create(cluster, f.jobName(), task);
+      server = Server.create(cluster, f.jobName(), task, f.security().serverOptions(cluster, f.jobName(), task, f.logDir()));
       if (f.jobName().equals("ps")) {
         server.join();
         return;
@@ -166,8 +166,10 @@ public final class MnistReplica {
       SyncReplicasHook syncHook, PrintStream out) {
     int task = f.taskIndex();
     MnistModel m = rg.model();
+    // With --existing_servers this process is no task: a client of the worker's master, with the client certificate.
+    SessionOptions options = f.existingServers() ? f.security().client(rg.config()) : rg.config();
     MonitoredTrainingSessionBuilder b = MonitoredTrainingSession.builder(rg.graph()).target(target)
-        .options(rg.config()).chief(task == 0).initOp(rg.initOp()).globalStep(m.globalStep()).recoveryWaitSecs(1.0)
+        .options(options).chief(task == 0).initOp(rg.initOp()).globalStep(m.globalStep()).recoveryWaitSecs(1.0)
         .log(line -> out.println("Worker " + task + ": " + line))
         .hook(new NanTensorHook(m.crossEntropy(), m.globalStep(), true));
     if (syncHook != null) {

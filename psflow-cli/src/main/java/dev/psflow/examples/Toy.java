@@ -42,8 +42,9 @@ public final class Toy {
   }
 
   /** Runs one task of the toy cluster. */
-  public static void run(ClusterSpec cluster, String job, int task, PrintStream out) throws InterruptedException {
-    Server server = Server.create(cluster, job, task);
+  public static void run(ClusterSpec cluster, String job, int task, TaskSecurity security, PrintStream out)
+      throws InterruptedException {
+    Server server = Server.create(cluster, job, task, security.serverOptions(cluster, job, task, null));
     if (job.equals("ps")) {
       server.join();
       return;

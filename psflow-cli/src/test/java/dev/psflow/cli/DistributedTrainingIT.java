@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The distributed programs as a user runs them: real ps and worker processes through local-cluster. */
+/** The distributed programs as a user runs them: real ps and worker processes through local-cluster (mutual TLS by default). */
 class DistributedTrainingIT {
   @Test
   void theToyPlacesWAndBOnThePsAndComputesOnThreeWorkers() throws Exception {
@@ -22,6 +22,10 @@ class DistributedTrainingIT {
         "--train_steps=2000");
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output())
+        // local-cluster's default: mutual TLS with certificates made for the run (docs/security.md)
+        .containsPattern("local-cluster: mnist-replica on .*, mutual TLS with the certificates of .* \\(made for this run\\)")
+        .contains("[ps0] INFO TaskSecurity - /job:ps/replica:0/task:0 at 127.0.0.1:")
+        .contains("speaks mutual TLS")
         .contains("[worker0] Worker 0: Initializing session...")
         .contains("[worker1] Worker 1: Waiting for session to be initialized...")
         .containsPattern("\\[worker1\\] \\d+\\.\\d+: Worker 1: training step \\d+ done \\(global step: \\d+\\)")

@@ -71,6 +71,30 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("every task gets --tls_dir with throw-away certificates for each task, deleted at the end")
+  void tlsByDefault() {
+    Result r = psflow("local-cluster", "--ps=1", "--workers=1", "echo-task");
+
+    assertThat(r.code()).isZero();
+    Matcher m = Pattern.compile("\\[worker0\\] tls_dir=(\\S+) holds (\\S+)").matcher(r.out());
+    assertThat(m.find()).as("worker0's tls_dir line").isTrue();
+    assertThat(m.group(2)).isEqualTo("ca.crt,ca.key,client.crt,client.key,ps-0.crt,ps-0.key,worker-0.crt,worker-0.key");
+    assertThat(r.out()).contains("mutual TLS with the certificates of " + m.group(1) + " (made for this run)")
+        .contains("[ps0] tls_dir=" + m.group(1));
+    assertThat(java.nio.file.Path.of(m.group(1))).doesNotExist();
+  }
+
+  @Test
+  @DisplayName("--insecure: every task gets --insecure and no certificates")
+  void insecureOnRequest() {
+    Result r = psflow("local-cluster", "--ps=1", "--workers=1", "--insecure", "echo-task");
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("in plaintext (--insecure)").contains("[ps0] insecure").contains("[worker0] insecure")
+        .doesNotContain("tls_dir=");
+  }
+
+  @Test
   @DisplayName("a worker exiting 3 stops the cluster (not waiting for the others) and is named; exit code 1")
   void failingWorkerFailsTheCluster() {
     long start = System.nanoTime();
@@ -179,6 +203,8 @@ class LocalClusterCommandTest {
     void clusterFlagsBelongToLocalCluster() {
       assertUsageError("--job_name is set by local-cluster", "local-cluster", "echo-task", "--job_name=ps");
       assertUsageError("--worker_hosts is set by local-cluster", "local-cluster", "echo-task", "--worker_hosts", "x");
+      assertUsageError("--tls_dir is set by local-cluster", "local-cluster", "echo-task", "--tls_dir=certs");
+      assertUsageError("--insecure is set by local-cluster", "local-cluster", "echo-task", "--insecure");
     }
 
     @Test

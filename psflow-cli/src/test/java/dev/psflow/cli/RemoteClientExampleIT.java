@@ -17,10 +17,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * examples/remote-client as its user runs it: a cluster of two {@code psflow server} processes (one
- * ps, one worker) on free ports, then the example's jar (built by the invoker earlier in this
+ * examples/remote-client as its user runs it: certificates from {@code psflow certs}, a cluster of
+ * two {@code psflow server} processes (one ps, one worker, mutual TLS) on free ports, then the example's jar (built by the invoker earlier in this
  * {@code mvn verify}, against this build's artifacts) in a JVM of its own started without
- * {@code --add-modules}: it connects with {@code grpc://}, trains, prints what it learned, exits 0.
+ * {@code --add-modules}: it connects with {@code grpc://} and the client certificate, trains, prints what it learned, exits 0.
  */
 class RemoteClientExampleIT {
   private static final Pattern LEARNED = Pattern.compile(
@@ -28,6 +28,7 @@ class RemoteClientExampleIT {
 
   private final List<Process> servers = new ArrayList<>();
   private final List<Path> logs = new ArrayList<>();
+  private Path certs;
 
   @Test
   void theRemoteClientTrainsOnAClusterOfPsflowServers() throws Exception {
@@ -36,6 +37,9 @@ class RemoteClientExampleIT {
     assertThat(jar).as("the example's jar, built by the invoker during mvn verify").exists();
     List<Integer> ports = FreePorts.pick(2);
     String[] cluster = {"--ps_hosts=127.0.0.1:" + ports.get(0), "--worker_hosts=127.0.0.1:" + ports.get(1)};
+    certs = Files.createTempDirectory("psflow-remote-client-certs");
+    Files.delete(certs);
+    assertThat(PsflowProcess.run(60, "certs", cluster[0], cluster[1], "--out=" + certs).exitCode()).isZero();
     Path psLog = startServer(cluster, "ps");
     Path workerLog = startServer(cluster, "worker");
     awaitLine(psLog, "Started server /job:ps");
@@ -44,7 +48,7 @@ class RemoteClientExampleIT {
     String target = "grpc://127.0.0.1:" + ports.get(1);
     Path clientLog = log();
     long start = System.nanoTime();
-    Process client = new ProcessBuilder(javaExecutable(), "-jar", jar.toString(), target)
+    Process client = new ProcessBuilder(javaExecutable(), "-jar", jar.toString(), target, certs.toString())
         .redirectErrorStream(true).redirectOutput(clientLog.toFile()).start();
     boolean finished = client.waitFor(120, TimeUnit.SECONDS);
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -75,12 +79,20 @@ class RemoteClientExampleIT {
     for (Path log : logs) {
       Files.deleteIfExists(log);
     }
+    if (certs != null) {
+      try (var files = Files.list(certs)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(certs);
+    }
   }
 
   private Path startServer(String[] cluster, String job) throws IOException {
     Path log = log();
     List<String> cmd = PsflowProcess.command("server", cluster[0], cluster[1], "--job_name=" + job,
-        "--task_index=0");
+        "--task_index=0", "--tls_dir=" + certs);
     servers.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
     return log;
   }

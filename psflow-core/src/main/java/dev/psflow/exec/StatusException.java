@@ -56,6 +56,10 @@ public class StatusException extends RuntimeException {
     return new StatusException(Code.OUT_OF_RANGE, message);
   }
 
+  public static StatusException permissionDenied(String message) {
+    return new StatusException(Code.PERMISSION_DENIED, message);
+  }
+
   public static StatusException unavailable(String message) {
     return new StatusException(Code.UNAVAILABLE, message);
   }

@@ -2,8 +2,10 @@ package dev.psflow.distributed;
 
 import dev.psflow.exec.Code;
 import dev.psflow.exec.StatusException;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -11,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Waits for the tasks a session needs to answer GetStatus, with backoff, logging which task it
- * waits for ("waiting for /job:ps/replica:0/task:0 at localhost:2222"); fails with UNAVAILABLE
- * naming the tasks still missing after the timeout.
+ * waits for and why ("waiting for /job:ps/replica:0/task:0 at localhost:2222 (... is unreachable:
+ * Connection refused)"); fails with UNAVAILABLE naming the tasks still missing after the timeout, and
+ * at once with PERMISSION_DENIED when a task refuses this one's certificate the call (no wait mends that).
  */
 final class PeerWaiter {
   private static final Logger LOG = LoggerFactory.getLogger(PeerWaiter.class);
@@ -27,12 +30,13 @@ final class PeerWaiter {
 
   void awaitTasks(List<String> devices) {
     Set<String> waiting = new LinkedHashSet<>();
+    Map<String, String> why = new HashMap<>();
     devices.forEach(d -> waiting.add(StepRendezvous.taskOf(d)));
     long deadline = System.currentTimeMillis() + timeoutMillis;
     long backoff = 50;
     long nextLog = 0;
     while (true) {
-      waiting.removeIf(this::answers);
+      waiting.removeIf(t -> answers(t, why));
       if (waiting.isEmpty()) {
         return;
       }
@@ -43,7 +47,7 @@ final class PeerWaiter {
       }
       if (now >= nextLog) {
         for (String t : waiting) {
-          LOG.info("waiting for {} at {}", t, workers.address(t));
+          LOG.info("waiting for {} at {} ({})", t, workers.address(t), why.get(t));
         }
         nextLog = now + 10_000;
       }
@@ -52,11 +56,17 @@ final class PeerWaiter {
     }
   }
 
-  private boolean answers(String task) {
+  private boolean answers(String task, Map<String, String> why) {
     try {
       workers.client(task).getStatus(2000).join();
       return true;
     } catch (CompletionException e) {
+      StatusException s = StatusException.from(e.getCause() != null ? e.getCause() : e);
+      if (s.code() == Code.PERMISSION_DENIED) {
+        throw s;
+      }
+      // gRPC's deadline message lists its channel's internals; what matters is that it did not answer.
+      why.put(task, s.code() == Code.DEADLINE_EXCEEDED ? "no answer within 2 s" : s.getMessage());
       return false;
     }
   }

@@ -1,13 +1,16 @@
 package dev.psflow.distributed;
 
 import dev.psflow.cluster.ClusterSpec;
+import dev.psflow.exec.FileAccessPolicy;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * One task of a cluster (TensorFlow's {@code tf.train.Server}): binds the task's {@code host:port}
  * from the cluster spec and serves its master and worker services. A ps process only joins; a
  * worker process also opens sessions on {@link #target()}. Create, then {@link #join()} or
- * {@link #stop()}; thread-safe.
+ * {@link #stop()}; thread-safe. With {@link ServerOptions#tls()} every connection, in and out, is
+ * mutual TLS and each call is authorized by the caller's role; its SaveV2/RestoreV2 stay under
+ * {@link ServerOptions#checkpointRoot()}.
  *
  * <pre>{@code
  * ClusterSpec cluster = ClusterSpec.fromFlags("localhost:2222", "localhost:2223,localhost:2224");
@@ -28,9 +31,10 @@ public final class Server implements AutoCloseable {
   private Server(ClusterSpec cluster, String job, int index, ServerOptions options) {
     String address = cluster.address(job, index);
     this.task = ClusterSpec.taskName(job, index);
-    this.transport = options.transport() != null ? options.transport() : Transport.load();
+    Transport wire = options.transport() != null ? options.transport() : Transport.load();
+    this.transport = wire.withTls(options.tls());
     WorkerCache workers = new WorkerCache(cluster, task, transport);
-    this.worker = new Worker(task, workers::client);
+    this.worker = new Worker(task, workers::client, FileAccessPolicy.under(options.effectiveCheckpointRoot()));
     workers.setLocalWorker(worker);
     this.master = new Master(task, workers, options.peerWaitMillis());
     this.binding = transport.serve(task, address, master, worker);

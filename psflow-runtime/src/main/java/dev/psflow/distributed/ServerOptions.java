@@ -1,19 +1,44 @@
 package dev.psflow.distributed;
 
+import dev.psflow.cluster.TlsConfig;
+import java.nio.file.Path;
+
 /**
  * Options of a {@link Server}.
  *
+ * <pre>{@code
+ * ServerOptions o = ServerOptions.DEFAULTS.withTls(TlsConfig.forTask(certs, "ps", 0))
+ *     .withCheckpointRoot(Path.of("/data/ckpt"));
+ * }</pre>
+ *
  * @param peerWaitMillis how long a new session waits for the tasks it needs before failing UNAVAILABLE
  * @param transport the wire (null: the one found on the class path, gRPC)
+ * @param tls this task's certificates for mutual TLS on every connection, both ways (null: plaintext,
+ *     and no peer can be told from another: anyone who reaches the port may do anything)
+ * @param checkpointRoot the only directory under which this task's SaveV2/RestoreV2 may write and
+ *     read (null: the JVM's temporary directory, {@code java.io.tmpdir})
  */
-public record ServerOptions(long peerWaitMillis, Transport transport) {
-  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null);
+public record ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot) {
+  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null);
 
   public ServerOptions withPeerWaitMillis(long millis) {
-    return new ServerOptions(millis, transport);
+    return new ServerOptions(millis, transport, tls, checkpointRoot);
   }
 
   public ServerOptions withTransport(Transport t) {
-    return new ServerOptions(peerWaitMillis, t);
+    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot);
+  }
+
+  public ServerOptions withTls(TlsConfig t) {
+    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot);
+  }
+
+  public ServerOptions withCheckpointRoot(Path root) {
+    return new ServerOptions(peerWaitMillis, transport, tls, root);
+  }
+
+  /** The checkpoint root in force: {@link #checkpointRoot()} or the JVM's temporary directory. */
+  public Path effectiveCheckpointRoot() {
+    return checkpointRoot != null ? checkpointRoot : Path.of(System.getProperty("java.io.tmpdir"));
   }
 }

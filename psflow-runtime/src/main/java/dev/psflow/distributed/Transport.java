@@ -1,5 +1,6 @@
 package dev.psflow.distributed;
 
+import dev.psflow.cluster.TlsConfig;
 import java.util.ServiceLoader;
 
 /**
@@ -16,6 +17,17 @@ public interface Transport {
 
   /** A client for the master at {@code address} ("host:port"). */
   MasterApi connectMaster(String address);
+
+  /**
+   * This transport with mutual TLS from {@code tls} on what it serves and connects to (null: as
+   * is, plaintext). A transport that cannot do TLS refuses.
+   */
+  default Transport withTls(TlsConfig tls) {
+    if (tls != null) {
+      throw new IllegalArgumentException(getClass().getSimpleName() + " cannot do TLS");
+    }
+    return this;
+  }
 
   /** Closes every client this transport made. */
   void close();

@@ -4,6 +4,7 @@ import dev.psflow.exec.CancellationManager;
 import dev.psflow.exec.Code;
 import dev.psflow.exec.Device;
 import dev.psflow.exec.Executor;
+import dev.psflow.exec.FileAccessPolicy;
 import dev.psflow.exec.FeedChecks;
 import dev.psflow.exec.Pruner;
 import dev.psflow.exec.StatusException;
@@ -54,10 +55,15 @@ public final class Worker {
   private final Map<Long, StatusException> recentlyAborted = new ConcurrentHashMap<>();
   private final AtomicLong handles = new AtomicLong();
 
-  /** A worker for {@code task}, reaching other tasks through {@code peers} (task name → client). */
+  /** A worker for {@code task}, reaching other tasks through {@code peers} (task name → client); I/O unrestricted. */
   public Worker(String task, Function<String, WorkerClient> peers) {
+    this(task, peers, FileAccessPolicy.UNRESTRICTED);
+  }
+
+  /** As above, its SaveV2/RestoreV2 touching only what {@code files} allows. */
+  public Worker(String task, Function<String, WorkerClient> peers, FileAccessPolicy files) {
     this.task = task;
-    this.device = new Device(task + "/device:CPU:0");
+    this.device = new Device(task + "/device:CPU:0", files);
     this.peers = peers;
   }
 

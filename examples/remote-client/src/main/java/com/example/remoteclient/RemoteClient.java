@@ -1,6 +1,8 @@
 package com.example.remoteclient;
 
+import dev.psflow.cluster.TlsConfig;
 import dev.psflow.exec.Session;
+import dev.psflow.exec.SessionOptions;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
@@ -11,6 +13,7 @@ import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import dev.psflow.train.AdamOptimizer;
 import dev.psflow.train.TrainingUtil;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -21,11 +24,15 @@ import java.util.SplittableRandom;
  * variables live on the ps task and are updated there (Adam's apply ops follow them); the model's
  * math and its gradients run on the worker task.
  *
+ * <p>Given a second argument, the cluster's {@code --tls_dir}, it speaks mutual TLS with the client
+ * certificate there ({@code client.crt}: a client may run steps, not reset or register graphs);
+ * without one, plaintext, for servers started with {@code --insecure}.
+ *
  * <p>The model learns {@code y = 2·x1 − 3·x2 + 1} from 1,000 noisy samples made here, so it needs
  * no data set and finishes in seconds.
  *
  * <pre>
- * java -jar target/remote-client.jar grpc://localhost:2223
+ * java -jar target/remote-client.jar grpc://localhost:2223 certs
  * </pre>
  */
 public final class RemoteClient {
@@ -37,6 +44,8 @@ public final class RemoteClient {
 
   public static void main(String[] args) {
     String target = args.length > 0 ? args[0] : "grpc://localhost:2223";
+    SessionOptions options = args.length > 1
+        ? SessionOptions.DEFAULTS.withTls(TlsConfig.forClient(Path.of(args[1]))) : SessionOptions.DEFAULTS;
 
     Graph graph = new Graph();
     Ops tf = Ops.create(graph);
@@ -58,7 +67,7 @@ public final class RemoteClient {
 
     float[][] data = makeData(new SplittableRandom(7));
     System.out.println("Training on " + target);
-    try (Session session = Session.open(graph, target)) {
+    try (Session session = Session.open(graph, target, options)) {
       session.runner().addTarget(init).run();
       for (int step = 1; step <= STEPS; step++) {
         int from = (step - 1) * BATCH % SAMPLES;

@@ -10,10 +10,11 @@ import java.util.List;
  * the option and the value.
  */
 record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path tensorflow, Path dataDir,
-    boolean scaling, Double timeoutSeconds, List<String> psflowTaskFlags, boolean help) {
+    boolean scaling, Double timeoutSeconds, List<String> psflowTaskFlags, boolean insecure, boolean help) {
   static final String USAGE = """
       Usage: bin/bench [--train_steps=2000] [--runs=3] [--workloads=local,async,sync] [--no-scaling]
                        [--tensorflow=DIR] [--data_dir=datasets/mnist] [--timeout_s=S] [--psflow_task_flags='...']
+                       [--insecure]
       Trains the replica example's model (batch 100, Adam 0.01) with psflow and, given --tensorflow=DIR (the
       TensorFlow reference, e.g. ../shared/reference/tensorflow-mnist-replica), with TensorFlow, alternating
       psflow, TF, psflow, TF... --runs times per workload, then prints one table (medians, min-max, ratios)
@@ -26,6 +27,8 @@ record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path ten
         --data_dir=DIR          MNIST's four *-ubyte.gz files (default: the project's datasets/mnist)
         --timeout_s=S           wall-clock limit of one run (default: 120 s + 0.25 s per step per 100 hidden units)
         --psflow_task_flags=F   extra flags for every psflow ps and worker task, space-separated
+        --insecure              psflow's tasks in plaintext; by default they speak mutual TLS with certificates
+                                made for the run (psflow certs), as local-cluster's do
       Logs of every process go to psflow-bench/target/bench-logs/<time>/.
       """;
 
@@ -38,6 +41,7 @@ record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path ten
     boolean scaling = true;
     Double timeout = null;
     List<String> taskFlags = List.of();
+    boolean insecure = false;
     boolean help = false;
     for (String a : args) {
       int eq = a.indexOf('=');
@@ -62,11 +66,13 @@ record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path ten
         case "--timeout_s" -> timeout = (double) positive(name, value);
         case "--psflow_task_flags" -> taskFlags = Arrays.stream(required(name, value).trim().split("\\s+"))
             .filter(s -> !s.isEmpty()).toList();
+        case "--insecure" -> insecure = true;
         case "--help", "-h" -> help = true;
         default -> throw new IllegalArgumentException("unknown option " + a + " (bin/bench --help lists them)");
       }
     }
-    return new BenchOptions(trainSteps, runs, workloads, tensorflow, dataDir, scaling, timeout, taskFlags, help);
+    return new BenchOptions(trainSteps, runs, workloads, tensorflow, dataDir, scaling, timeout, taskFlags, insecure,
+        help);
   }
 
   /** The wall-clock limit of one run of {@code w}: generous, since the machines are shared and loaded. */

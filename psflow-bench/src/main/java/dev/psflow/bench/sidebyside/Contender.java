@@ -78,6 +78,8 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
         // kept with the run's logs rather than left in /tmp.
         c.add("--log_dir=" + job.scratchDir().resolve("worker" + index));
       }
+      // The ps runs the chief's SaveV2 and writes only under its checkpoint root.
+      c.add("--checkpoint_root=" + job.scratchDir());
       c.addAll(extraTaskFlags);
       return c;
     }

@@ -32,7 +32,8 @@ public final class SideBySide {
   public static void main(String[] args) throws InterruptedException {
     Path home = Path.of(System.getProperty("psflow.home", ".")).toAbsolutePath().normalize();
     BenchOptions o;
-    List<Contender> contenders = new ArrayList<>();
+    String java;
+    List<String> jvmFlags;
     try {
       o = BenchOptions.parse(args, home.resolve("datasets/mnist"));
       if (o.help()) {
@@ -42,14 +43,9 @@ public final class SideBySide {
       if (!Files.isDirectory(o.dataDir())) {
         throw new IllegalArgumentException("--data_dir=" + o.dataDir() + " is not a directory (MNIST's *-ubyte.gz files)");
       }
-      String java = System.getProperty("psflow.bench.java", ProcessHandle.current().info().command().orElse("java"));
-      List<String> jvmFlags = Arrays.stream(System.getProperty("psflow.bench.jvm_flags", "").split("\n"))
+      java = System.getProperty("psflow.bench.java", ProcessHandle.current().info().command().orElse("java"));
+      jvmFlags = Arrays.stream(System.getProperty("psflow.bench.jvm_flags", "").split("\n"))
           .filter(s -> !s.isBlank()).toList();
-      contenders.add(new Contender.Psflow(java, jvmFlags, home.resolve("psflow-cli/target/psflow.jar"),
-          o.psflowTaskFlags()));
-      if (o.tensorflow() != null) {
-        contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
-      }
     } catch (IllegalArgumentException e) {
       System.err.println("bench: " + e.getMessage());
       System.exit(2);
@@ -57,11 +53,20 @@ public final class SideBySide {
     }
     Path logDir = home.resolve("psflow-bench/target/bench-logs")
         .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    List<Contender> contenders = new ArrayList<>();
     try {
       Files.createDirectories(logDir);
+      Path jar = home.resolve("psflow-cli/target/psflow.jar");
+      List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
+      taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + BenchCertificates.make(java, jvmFlags, jar, logDir));
+      contenders.add(new Contender.Psflow(java, jvmFlags, jar, taskFlags));
+      if (o.tensorflow() != null) {
+        contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
+      }
     } catch (IOException e) {
-      System.err.println("bench: cannot create " + logDir + ": " + e.getMessage());
+      System.err.println("bench: cannot prepare " + logDir + ": " + e.getMessage());
       System.exit(1);
+      return;
     }
     try {
       System.out.print(run(o, contenders, new JobRunner(logDir, clockTicksPerSecond()), logDir, home));
@@ -123,6 +128,8 @@ public final class SideBySide {
     out.append(String.format(Locale.ROOT, "%s, %d cores, load average %s before, %s after; logs in %s%n",
         System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
         Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), home.relativize(logDir)));
+    out.append(o.insecure() ? "psflow's tasks in plaintext (--insecure).\n"
+        : "psflow's tasks speak mutual TLS (certificates made for the run, as local-cluster does).\n");
     out.append("CPU: user + system of each JVM over its whole life; global steps/sec (distributed): train_steps / "
         + "the slower worker's 'Training elapsed time'.\n\n");
     List<Report.WorkloadRuns> runs = results.entrySet().stream()

@@ -20,12 +20,13 @@ class BenchOptionsTest {
     assertThat(o.scaling()).isTrue();
     assertThat(o.tensorflow()).isNull();
     assertThat(o.dataDir()).isEqualTo(DATA);
+    assertThat(o.insecure()).as("psflow's tasks speak TLS unless told").isFalse();
   }
 
   @Test
   void readsEveryOption() {
     BenchOptions o = BenchOptions.parse(new String[] {"--train_steps=300", "--runs=1", "--workloads=sync,local",
-        "--tensorflow=../tf", "--data_dir=/d", "--no-scaling", "--timeout_s=60", "--psflow_task_flags=--insecure --x=1"},
+        "--tensorflow=../tf", "--data_dir=/d", "--no-scaling", "--timeout_s=60", "--psflow_task_flags=--x=1 --y=2", "--insecure"},
         DATA);
     assertThat(o.trainSteps()).isEqualTo(300);
     assertThat(o.runs()).isEqualTo(1);
@@ -34,7 +35,8 @@ class BenchOptionsTest {
     assertThat(o.dataDir()).isEqualTo(Path.of("/d"));
     assertThat(o.scaling()).isFalse();
     assertThat(o.timeoutFor(Workload.ASYNC)).isEqualTo(60);
-    assertThat(o.psflowTaskFlags()).isEqualTo(List.of("--insecure", "--x=1"));
+    assertThat(o.psflowTaskFlags()).isEqualTo(List.of("--x=1", "--y=2"));
+    assertThat(o.insecure()).isTrue();
   }
 
   @Test

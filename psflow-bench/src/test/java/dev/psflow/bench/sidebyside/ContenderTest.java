@@ -22,7 +22,10 @@ class ContenderTest {
     assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).containsExactly("java", "-XX:+UseParallelGC", "-Xss2m", "-jar",
         "psflow.jar", "mnist-replica", "--job_name=worker", "--task_index=1", "--ps_hosts=127.0.0.1:1",
         "--worker_hosts=127.0.0.1:2,127.0.0.1:3", "--hidden_units=100", "--train_steps=300", "--batch_size=100",
-        "--learning_rate=0.01", "--data_dir=/data", "--sync_replicas", "--log_dir=/logs/run1/worker1", "--insecure");
+        "--learning_rate=0.01", "--data_dir=/data", "--sync_replicas", "--log_dir=/logs/run1/worker1",
+        "--checkpoint_root=/logs/run1", "--insecure");
+    assertThat(p.taskCommand(SYNC_JOB, "ps", 0)).as("the ps writes the chief's checkpoints")
+        .contains("--checkpoint_root=/logs/run1");
     assertThat(p.localCommand(SYNC_JOB)).contains("mnist").doesNotContain("mnist-replica", "--insecure");
   }
 

@@ -26,7 +26,8 @@ import java.util.Map;
  * long as {@code tensor_names}): the chief resolves each variable's shard through the checkpoint
  * index, so a checkpoint written by two ps tasks restores into a cluster of three. Each file is
  * opened once and verified whole (header, bounds, CRC32C) before any tensor is returned; a saver
- * feeds the outputs to AssignVariableOps colocated with their variables.
+ * feeds the outputs to AssignVariableOps colocated with their variables. Every file must be where
+ * the device's {@link dev.psflow.exec.FileAccessPolicy} allows (a server's checkpoint root).
  *
  * <p>{@code dtypes} holds TensorFlow's DataType numbers (1 = float, 9 = int64...) as a list of
  * ints: psflow's graph attrs have no list-of-types kind yet; switch it when they do.
@@ -77,7 +78,7 @@ public enum RestoreV2 implements OpDef {
       }
       Tensor[] out = new Tensor[n];
       for (Map.Entry<String, List<Integer>> e : byFile.entrySet()) {
-        Path file = Path.of(e.getKey());
+        Path file = ctx.device().files().check("RestoreV2", e.getKey());
         List<String> wanted = new ArrayList<>();
         e.getValue().forEach(i -> wanted.add(names[i]));
         List<Tensor> read = Safetensors.read(file, wanted);

@@ -25,7 +25,8 @@ import java.util.Map;
  * the caller at run time), {@code tensor_names} and {@code shape_and_slices} (string vectors, one
  * entry per tensor; psflow writes whole tensors only, so every slice must be ""), then the
  * tensors. Variables are resources, so a saver feeds it their ReadVariableOps and colocates it with
- * them: each ps task then writes its own variables, and no value crosses the network. TensorFlow's
+ * them: each ps task then writes its own variables, and no value crosses the network. The file must be
+ * where the device's {@link dev.psflow.exec.FileAccessPolicy} allows (a server's checkpoint root). TensorFlow's
  * {@code dtypes} attr is not kept: the inputs carry their types.
  */
 public enum SaveV2 implements OpDef {
@@ -59,7 +60,7 @@ public enum SaveV2 implements OpDef {
   public Kernel kernel(Operation op) {
     return ctx -> {
       int n = ctx.numInputs() - 3;
-      Path file = Path.of(IoChecks.scalarString(ctx.input(0), "prefix"));
+      Path file = ctx.device().files().check("SaveV2", IoChecks.scalarString(ctx.input(0), "prefix"));
       String[] names = IoChecks.strings(ctx.input(1), n, "tensor_names");
       IoChecks.requireWholeTensors(IoChecks.strings(ctx.input(2), n, "shape_and_slices"));
       List<Tensor> tensors = new ArrayList<>(n);

@@ -51,7 +51,7 @@ public final class GrpcSession implements Session {
       this.master = local;
       this.transport = null;
     } else {
-      this.transport = new GrpcTransport();
+      this.transport = (GrpcTransport) new GrpcTransport().withTls(options.tls());
       this.master = transport.connectMaster(target.substring("grpc://".length()));
     }
   }

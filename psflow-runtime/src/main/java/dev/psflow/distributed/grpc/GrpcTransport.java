@@ -1,10 +1,13 @@
 package dev.psflow.distributed.grpc;
 
+import dev.psflow.cluster.TlsConfig;
 import dev.psflow.distributed.Master;
 import dev.psflow.distributed.MasterApi;
 import dev.psflow.distributed.Transport;
 import dev.psflow.distributed.Worker;
 import dev.psflow.distributed.WorkerClient;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -22,18 +25,39 @@ import java.util.concurrent.TimeUnit;
  * gRPC over HTTP/2 (Netty): serves a task's master and worker on one port and opens one channel per
  * peer. Messages may be as large as a tensor gets (no 4 MiB wall). Handlers run on the transport's
  * threads and never block: waits are asynchronous, and the master's blocking calls go to virtual threads.
- * One instance per server; {@link #close()} shuts every channel down (shutdown, wait, shutdownNow).
+ * Plaintext, or mutual TLS on the server and every channel ({@link #withTls}). One instance per
+ * server; {@link #close()} shuts every channel down (shutdown, wait, shutdownNow).
  */
 public final class GrpcTransport implements Transport {
   static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE;
 
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
+  private final TlsConfig tls; // null: plaintext
+  private final ChannelCredentials channelCredentials;
+
+  /** Plaintext: anyone who reaches the port may make any call. */
+  public GrpcTransport() {
+    this(null);
+  }
+
+  private GrpcTransport(TlsConfig tls) {
+    this.tls = tls;
+    this.channelCredentials = tls == null ? InsecureChannelCredentials.create() : TlsCredentials.channel(tls);
+  }
+
+  /** Mutual TLS with these certificates on every server and channel, and calls authorized by role ({@link Authorization}). */
+  @Override
+  public Transport withTls(TlsConfig t) {
+    return t == null ? this : new GrpcTransport(t);
+  }
 
   @Override
   public Binding serve(String task, String address, Master master, Worker worker) {
     InetSocketAddress at = socketAddress(address);
+    NettyServerBuilder builder = tls == null ? NettyServerBuilder.forAddress(at)
+        : NettyServerBuilder.forAddress(at, TlsCredentials.server(task, tls)).intercept(new Authorization(task));
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
-    Server server = EventLoops.apply(NettyServerBuilder.forAddress(at))
+    Server server = EventLoops.apply(builder)
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .addStreamTracerFactory(WireStats.serverTracer())
@@ -81,8 +105,7 @@ public final class GrpcTransport implements Transport {
 
   ManagedChannel channel(String address) {
     InetSocketAddress at = socketAddress(address);
-    ManagedChannel c = EventLoops.apply(NettyChannelBuilder.forAddress(at.getHostString(), at.getPort()))
-        .usePlaintext()
+    ManagedChannel c = EventLoops.apply(NettyChannelBuilder.forAddress(at.getHostString(), at.getPort(), channelCredentials))
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .intercept(WireStats.clientInterceptor())

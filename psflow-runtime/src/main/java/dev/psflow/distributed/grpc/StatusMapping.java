@@ -35,6 +35,10 @@ public final class StatusMapping {
       // runs). For the caller the task went away, as when its process dies: UNAVAILABLE, recoverable.
       code = Code.UNAVAILABLE;
     }
+    String tls = code == Code.UNAVAILABLE ? TlsCredentials.handshakeFailure(u) : null;
+    if (tls != null) {
+      return new StatusException(code, peer + " is unreachable: " + tls, u);
+    }
     if (code == Code.UNAVAILABLE || code == Code.DEADLINE_EXCEEDED || desc == null) {
       String why = desc == null ? st.getCode().name() : desc;
       return new StatusException(code, peer + " is unreachable or did not answer: " + why, u);
