@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code psflow in-graph-replica}: MNIST with in-graph replication (one client, a tower per worker). */
@@ -47,9 +48,11 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
   @Option(names = "--data_dir", description = "Directory for storing mnist data (default: datasets/mnist)")
   Path dataDir;
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    InGraphReplica.run(flags(), System.out);
+    InGraphReplica.run(flags(), limits.serverOptions(), System.out);
     return 0;
   }
 

@@ -28,7 +28,10 @@ import picocli.CommandLine.Parameters;
     description = {
         "Run a program as a cluster of ps and worker processes on this machine (127.0.0.1, free ports).",
         "Each task runs: PROGRAM --job_name=ps|worker --task_index=I --ps_hosts=.. --worker_hosts=.. FLAGS.",
-        "Ends when every worker has exited (the ps tasks are then stopped); exit code 0 if all exited 0."},
+        "Ends when every worker has exited (the ps tasks are then stopped); exit code 0 if all exited 0.",
+        "When the program trains on without some workers (mnist-replica: async, or --sync_replicas with "
+            + "--replicas_to_aggregate below the workers), a non-chief worker lost for good is reported and the "
+            + "job goes on; it then ends when the chief (worker0) ends, with the chief's exit code."},
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
   /** The flags local-cluster gives each task; the user may not give them too. */
@@ -88,7 +91,29 @@ public final class LocalClusterCommand implements Callable<Integer> {
       tasks.add(new TaskProcess(job + index, i < ps, command, out));
     }
     out.note(program + " on ps " + psHosts + ", workers " + workerHosts);
-    return new LocalCluster(tasks, restartOnFailure, kills, out).run();
+    return new LocalCluster(tasks, restartOnFailure, kills, maxLostWorkers(psHosts, workerHosts), out).run();
+  }
+
+  /**
+   * How many non-chief workers the program's job can lose and go on: asked of the program itself
+   * (a {@link BackupWorkers}), given the flags its tasks get; 0 for any other program, or when its
+   * flags do not parse (the tasks then say what is wrong).
+   */
+  private int maxLostWorkers(String psHosts, String workerHosts) {
+    Object program = spec.root().subcommands().get(this.program).getCommandSpec().userObject();
+    if (!(program instanceof BackupWorkers)) {
+      return 0;
+    }
+    CommandLine fresh = new CommandLine(program.getClass());
+    List<String> args = new ArrayList<>(List.of("--job_name=worker", "--task_index=0", "--ps_hosts=" + psHosts,
+        "--worker_hosts=" + workerHosts));
+    args.addAll(programFlags);
+    try {
+      fresh.parseArgs(args.toArray(String[]::new));
+    } catch (CommandLine.ParameterException e) {
+      return 0;
+    }
+    return Math.max(0, ((BackupWorkers) fresh.getCommand()).maxLostWorkers(workers));
   }
 
   private void checkFlags() {

@@ -5,6 +5,7 @@ import dev.psflow.cluster.TfConfig;
 import dev.psflow.distributed.Server;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -25,6 +26,8 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--worker_hosts", description = "Comma-separated host:port of the worker tasks.")
   String workerHosts;
+
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
   @Override
   public Integer call() throws InterruptedException {
@@ -47,7 +50,7 @@ public final class ServerCommand implements Callable<Integer> {
     if (job == null || index == null) {
       throw new UserErrors.UsageException("give --job_name and --task_index (or a TF_CONFIG with a \"task\")");
     }
-    Server server = Server.create(cluster, job, index);
+    Server server = Server.create(cluster, job, index, limits.serverOptions());
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
     System.out.println("Started server " + server.task() + " at " + server.target());
     server.join();

@@ -6,6 +6,7 @@ import dev.psflow.examples.Toy;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code psflow toy}: the parameter-placement example (w, b on the ps; add, mul, div on three workers). */
@@ -25,9 +26,11 @@ public final class ToyCommand implements Callable<Integer>, StepToExplain {
       description = "Comma-separated host:port of the worker tasks.")
   String workerHosts;
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    Toy.run(ClusterSpec.fromFlags(psHosts, workerHosts), jobName, taskIndex, System.out);
+    Toy.run(ClusterSpec.fromFlags(psHosts, workerHosts), jobName, taskIndex, limits.serverOptions(), System.out);
     return 0;
   }
 

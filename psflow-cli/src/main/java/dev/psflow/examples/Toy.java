@@ -2,6 +2,7 @@ package dev.psflow.examples;
 
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.distributed.Server;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.exec.Session;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operation;
@@ -43,7 +44,13 @@ public final class Toy {
 
   /** Runs one task of the toy cluster. */
   public static void run(ClusterSpec cluster, String job, int task, PrintStream out) throws InterruptedException {
-    Server server = Server.create(cluster, job, task);
+    run(cluster, job, task, ServerOptions.DEFAULTS, out);
+  }
+
+  /** As {@link #run(ClusterSpec, String, int, PrintStream)}, the task's server made with {@code serverOptions}. */
+  public static void run(ClusterSpec cluster, String job, int task, ServerOptions serverOptions, PrintStream out)
+      throws InterruptedException {
+    Server server = Server.create(cluster, job, task, serverOptions);
     if (job.equals("ps")) {
       server.join();
       return;
