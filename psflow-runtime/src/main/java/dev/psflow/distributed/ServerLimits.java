@@ -24,7 +24,7 @@ import java.time.Duration;
  * @param maxConnectionsPerPeer open connections from one address; more are closed as they are accepted
  * @param connectionIdle a connection with no call for this long is closed (the peer reconnects when
  *     it needs to, transparently); a connection that never completes the HTTP/2 handshake is
- *     closed after {@link #HANDSHAKE_TIMEOUT}
+ *     closed after {@link #handshakeTimeout()}
  * @param abandonedStep a step with state here but no RunGraph running here (RecvTensor calls for a
  *     step that never comes, or sent tensors nobody takes) is aborted after this long; pending
  *     RecvTensor calls fail ABORTED. Checked every quarter of it, so state goes within 1.25×.
@@ -47,6 +47,11 @@ public record ServerLimits(TensorSizeLimit tensorSize, int maxPendingRecvsPerPee
     if (abandonedStep.isNegative() || abandonedStep.isZero()) {
       throw new IllegalArgumentException("the abandoned-step timeout must be positive, got " + abandonedStep);
     }
+  }
+
+  /** How long a new connection may take to complete the HTTP/2 handshake: 20 s, or the idle timeout if shorter. */
+  public Duration handshakeTimeout() {
+    return connectionIdle.compareTo(HANDSHAKE_TIMEOUT) < 0 ? connectionIdle : HANDSHAKE_TIMEOUT;
   }
 
   public ServerLimits withMaxTensorBytes(long bytes) {

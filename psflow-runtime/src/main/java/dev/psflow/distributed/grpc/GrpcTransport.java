@@ -43,7 +43,7 @@ public final class GrpcTransport implements Transport {
         .directExecutor()
         .maxInboundMessageSize(maxInboundMessageBytes(limits))
         .maxConnectionIdle(limits.connectionIdle().toMillis(), TimeUnit.MILLISECONDS)
-        .handshakeTimeout(ServerLimits.HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .handshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .addStreamTracerFactory(WireStats.serverTracer())
         .addService(ServerInterceptors.intercept(MalformedRequests.guard(new GrpcWorkerService(worker).bindService()), peers))
         .addService(ServerInterceptors.intercept(
