@@ -49,6 +49,15 @@ public record ServerLimits(TensorSizeLimit tensorSize, int maxPendingRecvsPerPee
     }
   }
 
+  /**
+   * Calls one connection may have open at once (HTTP/2's MAX_CONCURRENT_STREAMS): a peer's whole
+   * RecvTensor quota and a thousand more, so the server's per-connection tables stay bounded. A
+   * client with more waits for a free stream on its side.
+   */
+  public int maxConcurrentCallsPerConnection() {
+    return (int) Math.min(Integer.MAX_VALUE, maxPendingRecvsPerPeer + 1_000L);
+  }
+
   /** How long a new connection may take to complete the HTTP/2 handshake: 20 s, or the idle timeout if shorter. */
   public Duration handshakeTimeout() {
     return connectionIdle.compareTo(HANDSHAKE_TIMEOUT) < 0 ? connectionIdle : HANDSHAKE_TIMEOUT;

@@ -43,6 +43,7 @@ public final class GrpcTransport implements Transport {
         .directExecutor()
         .maxInboundMessageSize(maxInboundMessageBytes(limits))
         .maxConnectionIdle(limits.connectionIdle().toMillis(), TimeUnit.MILLISECONDS)
+        .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
         .handshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .addStreamTracerFactory(WireStats.serverTracer())
         .addService(ServerInterceptors.intercept(MalformedRequests.guard(new GrpcWorkerService(worker).bindService()), peers))
