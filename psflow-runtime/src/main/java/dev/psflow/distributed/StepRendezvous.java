@@ -119,10 +119,11 @@ final class StepRendezvous implements Rendezvous {
     if (runs.get() > 0 || now - idleSince <= boundNanos) {
       return null;
     }
-    long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(boundNanos);
+    long ms = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(boundNanos);
+    String bound = ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
     return ranHere
-        ? "the tensors it sent on " + localTask + " were not all taken within " + seconds + " s of its end"
-        : "RecvTensor calls waited on " + localTask + " for " + seconds + " s, but no RunGraph of the step came";
+        ? "the tensors it sent on " + localTask + " were not all taken within " + bound + " of its end"
+        : "RecvTensor calls waited on " + localTask + " for " + bound + ", but no RunGraph of the step came";
   }
 
   /** {@code /job:ps/replica:0/task:0/device:CPU:0} → {@code /job:ps/replica:0/task:0}. */
