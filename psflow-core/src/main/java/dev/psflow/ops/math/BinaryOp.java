@@ -80,9 +80,16 @@ public enum BinaryOp implements OpDef {
   static void checkBroadcast(KernelContext ctx, DType out) {
     Shape a = ctx.input(0).shape();
     Shape b = ctx.input(1).shape();
-    if (!a.equals(b)) {
-      ctx.checkOutputSize(0, out, Broadcast.shape(a, b));
+    if (a.equals(b)) {
+      return;
     }
+    Shape broadcast;
+    try {
+      broadcast = Broadcast.shape(a, b);
+    } catch (RuntimeException incompatible) {
+      return; // the kernel names the mismatch, in TensorFlow's words
+    }
+    ctx.checkOutputSize(0, out, broadcast);
   }
 
   /** The dtype both inputs share, in TensorFlow's words when they differ. */
