@@ -8,6 +8,11 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.stub.ClientCalls;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -25,6 +30,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class HostilePeer implements AutoCloseable {
   static final String ADDRESS = "127.0.0.2";
+  /**
+   * Every stranger's channel on one thread: Netty's object recyclers are per thread, so the
+   * rehearsal of an attack fills the very caches the measured attack uses (gRPC's shared client
+   * group would put each new channel on another of its threads, and each would fill its own).
+   */
+  private static final EventLoopGroup LOOP = new MultiThreadIoEventLoopGroup(1,
+      new DefaultThreadFactory("hostile-peer", true), NioIoHandler.newFactory());
 
   private final int port;
   final ManagedChannel channel;
@@ -42,6 +54,11 @@ final class HostilePeer implements AutoCloseable {
           }
         })
         .usePlaintext()
+        .eventLoopGroup(LOOP)
+        .channelType(NioSocketChannel.class)
+        // Callbacks only count outcomes: running them on the transport's thread keeps this JVM's
+        // client side from growing a thread pool during the attack, which the heap figures would include.
+        .directExecutor()
         .maxInboundMessageSize(Integer.MAX_VALUE)
         .build();
     this.worker = WorkerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
