@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "echo-task", hidden = true,
     description = "Test program for local-cluster: ps listens until stopped; a worker reaches every ps, then exits.")
-public final class EchoTaskCommand implements Callable<Integer> {
+public final class EchoTaskCommand implements Callable<Integer>, BackupWorkers {
   private static final long CONNECT_TIMEOUT_MILLIS = 60_000;
 
   @Option(names = "--job_name", required = true)
@@ -44,6 +44,14 @@ public final class EchoTaskCommand implements Callable<Integer> {
 
   @Option(names = "--seconds", split = ",", defaultValue = "0", description = "How long each worker runs before it exits.")
   List<Double> seconds;
+
+  @Option(names = "--backup_workers", defaultValue = "0", description = "How many non-chief workers the job may lose.")
+  int backupWorkers;
+
+  @Override
+  public int maxLostWorkers(int workers) {
+    return backupWorkers;
+  }
 
   @Override
   public Integer call() throws IOException, InterruptedException {

@@ -56,9 +56,11 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
 
   @Mixin SecurityFlags security = new SecurityFlags();
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    EmbeddingLookup.run(flags(), System.out);
+    EmbeddingLookup.run(flags(), limits.serverOptions(), System.out);
     return 0;
   }
 

@@ -50,9 +50,11 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
 
   @Mixin SecurityFlags security = new SecurityFlags();
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    InGraphReplica.run(flags(), System.out);
+    InGraphReplica.run(flags(), limits.serverOptions(), System.out);
     return 0;
   }
 

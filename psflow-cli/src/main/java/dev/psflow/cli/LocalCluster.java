@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
@@ -20,8 +21,15 @@ import java.util.regex.Pattern;
  * same command. The exit status counts each task's last process only. A shutdown hook stops every
  * process if this JVM is stopped (Ctrl-C, SIGTERM). Not thread-safe: {@link #run} once.
  *
+ * <p>With backup workers ({@code maxLostWorkers > 0}: the program trains on without some of its
+ * non-chief workers, as asynchronous training and sync training with fewer replicas to aggregate
+ * than workers do), a non-chief worker that fails for good is reported in one line and the job goes
+ * on, as long as no more than {@code maxLostWorkers} are lost. The job then ends with its chief
+ * (worker0): the others get {@link #AFTER_CHIEF_GRACE} to finish by themselves before they are
+ * stopped, and the exit status is the chief's.
+ *
  * <pre>{@code
- * LocalCluster c = new LocalCluster(tasks, true, List.of(new Kill("worker1", Duration.ofSeconds(5))), out);
+ * LocalCluster c = new LocalCluster(tasks, true, List.of(new Kill("worker1", Duration.ofSeconds(5))), 0, out);
  * int exitCode = c.run(); // 0 when every worker exited 0
  * }</pre>
  */
@@ -30,6 +38,8 @@ final class LocalCluster {
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
   /** Restarts after crashes, per task (restarts after a requested kill don't count). */
   static final int MAX_CRASH_RESTARTS = 3;
+  /** With backup workers: how long the other workers may still run once the chief has ended. */
+  static final Duration AFTER_CHIEF_GRACE = Duration.ofSeconds(10);
 
   /**
    * Kill {@code task}'s process (SIGKILL) {@code after} the cluster started, or, when
@@ -59,13 +69,18 @@ final class LocalCluster {
   private final List<TaskProcess> tasks;
   private final boolean restartOnFailure;
   private final List<Kill> kills;
+  private final int maxLostWorkers;
   private final LinePrefixer out;
   private final BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
+  /** Non-chief workers that failed for good and that the job goes on without. */
+  private final Set<TaskProcess> lost = new LinkedHashSet<>();
 
-  LocalCluster(List<TaskProcess> tasks, boolean restartOnFailure, List<Kill> kills, LinePrefixer out) {
+  /** {@code maxLostWorkers}: how many non-chief workers the job may lose and go on (0: none). */
+  LocalCluster(List<TaskProcess> tasks, boolean restartOnFailure, List<Kill> kills, int maxLostWorkers, LinePrefixer out) {
     this.tasks = List.copyOf(tasks);
     this.restartOnFailure = restartOnFailure;
     this.kills = List.copyOf(kills);
+    this.maxLostWorkers = maxLostWorkers;
     this.out = out;
   }
 
@@ -109,12 +124,25 @@ final class LocalCluster {
     }
   }
 
-  /** Waits until every worker has exited 0 or one task has failed for good (put in {@code failures} with its code). */
+  /**
+   * Waits until every worker has exited 0 (with backup workers: until the chief has, and then the
+   * others for a while) or one task has failed for good (put in {@code failures} with its code).
+   */
   private void supervise(Map<TaskProcess, Integer> failures) throws InterruptedException {
     Set<TaskProcess> running = new LinkedHashSet<>();
     tasks.stream().filter(t -> !t.isPs()).forEach(running::add);
+    long chiefEnded = 0;
     while (!running.isEmpty()) {
-      Exit e = exits.take();
+      Exit e;
+      if (chiefEnded == 0) {
+        e = exits.take();
+      } else {
+        e = exits.poll(AFTER_CHIEF_GRACE.toNanos() - (System.nanoTime() - chiefEnded), TimeUnit.NANOSECONDS);
+        if (e == null) {
+          out.note("the chief has ended; stopping " + String.join(", ", running.stream().map(TaskProcess::name).toList()));
+          return;
+        }
+      }
       TaskProcess t = e.task();
       if (t.isStopping()) {
         return; // the shutdown hook is stopping the cluster: exits are expected now
@@ -126,16 +154,36 @@ final class LocalCluster {
       t.drain(); // the task's last lines come before what we say about it
       if (code == 0 && !t.isPs()) {
         running.remove(t);
-      } else if (code != 0 && restartOnFailure && t.mayRestart(MAX_CRASH_RESTARTS)) {
+        if (maxLostWorkers > 0 && isChief(t)) {
+          chiefEnded = System.nanoTime(); // the job ends with its chief
+        }
+      } else if (chiefEnded == 0 && code != 0 && restartOnFailure && t.mayRestart(MAX_CRASH_RESTARTS)) {
         out.note(t.name() + " exited with code " + code + "; restarting it");
         if (launch(t) == null) {
           return; // stopping (shutdown hook)
         }
+      } else if (!t.isPs() && !isChief(t) && (chiefEnded != 0 || lost.size() < maxLostWorkers)) {
+        running.remove(t);
+        lost.add(t);
+        if (chiefEnded == 0) {
+          out.note(t.name() + " exited with code " + code + "; going on without it (backup worker " + lost.size()
+              + " of at most " + maxLostWorkers + " the job can lose)");
+        } else {
+          out.note(t.name() + " exited with code " + code + " after the chief ended");
+        }
       } else {
+        if (maxLostWorkers > 0 && !t.isPs() && !isChief(t)) {
+          out.note("the job cannot go on without " + t.name() + ": " + lost.size() + " backup worker"
+              + (lost.size() == 1 ? " was" : "s were") + " lost already, the most it can lose");
+        }
         failures.put(t, code);
         return;
       }
     }
+  }
+
+  private static boolean isChief(TaskProcess t) {
+    return t.name().equals("worker0");
   }
 
   private Process launch(TaskProcess t) {
@@ -185,7 +233,7 @@ final class LocalCluster {
   private void stop(Map<TaskProcess, Integer> failures) throws InterruptedException {
     for (TaskProcess t : tasks) {
       Process ended = t.requestStop();
-      if (ended != null && (t.isPs() || ended.exitValue() != 0)) {
+      if (ended != null && (t.isPs() || ended.exitValue() != 0) && !lost.contains(t)) {
         failures.putIfAbsent(t, ended.exitValue());
       }
     }

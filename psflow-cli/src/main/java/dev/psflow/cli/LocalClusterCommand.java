@@ -38,7 +38,10 @@ import picocli.CommandLine.Parameters;
         "Run a program as a cluster of ps and worker processes on this machine (127.0.0.1, free ports).",
         "Each task runs: PROGRAM --job_name=ps|worker --task_index=I --ps_hosts=.. --worker_hosts=.. --tls_dir=.. FLAGS,",
         "with mutual TLS from throw-away certificates (or --tls_dir's), or --insecure instead of --tls_dir.",
-        "Ends when every worker has exited (the ps tasks are then stopped); exit code 0 if all exited 0."},
+        "Ends when every worker has exited (the ps tasks are then stopped); exit code 0 if all exited 0.",
+        "When the program trains on without some workers (mnist-replica: async, or --sync_replicas with "
+            + "--replicas_to_aggregate below the workers), a non-chief worker lost for good is reported and the "
+            + "job goes on; it then ends when the chief (worker0) ends, with the chief's exit code."},
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
   /** The flags local-cluster gives each task; the user may not give them too. */
@@ -119,7 +122,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     out.note(program + " on ps " + psHosts + ", workers " + workerHosts + (insecure ? ", in plaintext (--insecure)"
         : ", mutual TLS with the certificates of " + (throwAway != null ? throwAway + " (made for this run)" : tlsDir)));
     try {
-      return new LocalCluster(tasks, restartOnFailure, kills, out).run();
+      return new LocalCluster(tasks, restartOnFailure, kills, maxLostWorkers(psHosts, workerHosts), out).run();
     } finally {
       if (throwAway != null) {
         deleteTree(throwAway);
@@ -146,6 +149,28 @@ public final class LocalClusterCommand implements Callable<Integer> {
     } catch (IOException e) {
       // A temporary directory: the system cleans it eventually.
     }
+  }
+
+  /**
+   * How many non-chief workers the program's job can lose and go on: asked of the program itself
+   * (a {@link BackupWorkers}), given the flags its tasks get; 0 for any other program, or when its
+   * flags do not parse (the tasks then say what is wrong).
+   */
+  private int maxLostWorkers(String psHosts, String workerHosts) {
+    Object program = spec.root().subcommands().get(this.program).getCommandSpec().userObject();
+    if (!(program instanceof BackupWorkers)) {
+      return 0;
+    }
+    CommandLine fresh = new CommandLine(program.getClass());
+    List<String> args = new ArrayList<>(List.of("--job_name=worker", "--task_index=0", "--ps_hosts=" + psHosts,
+        "--worker_hosts=" + workerHosts));
+    args.addAll(programFlags);
+    try {
+      fresh.parseArgs(args.toArray(String[]::new));
+    } catch (CommandLine.ParameterException e) {
+      return 0;
+    }
+    return Math.max(0, ((BackupWorkers) fresh.getCommand()).maxLostWorkers(workers));
   }
 
   private void checkFlags() {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 /** {@code psflow mnist-replica}: TensorFlow's distributed MNIST replica example, with its flags. */
 @Command(name = "mnist-replica", mixinStandardHelpOptions = true,
     description = "Distributed MNIST training and validation, with model replicas (TensorFlow's mnist_replica.py).")
-public final class MnistReplicaCommand implements Callable<Integer>, StepToExplain {
+public final class MnistReplicaCommand implements Callable<Integer>, StepToExplain, BackupWorkers {
   @Option(names = "--job_name", description = "job name: worker or ps")
   String jobName;
 
@@ -81,9 +81,11 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
 
   @Mixin SecurityFlags security = new SecurityFlags();
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    MnistReplica.run(flags(), System.out);
+    MnistReplica.run(flags(), limits.serverOptions(), System.out);
     return 0;
   }
 
@@ -91,6 +93,15 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
     return new MnistReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
         learningRate, dataDir, downloadOnly, existingServers, numGpus, syncReplicas, replicasToAggregate,
         logDir, saveCheckpointSecs, saveCheckpointSteps, security.security());
+  }
+
+  /**
+   * Asynchronous training goes on with any workers left besides the chief; synchronous training
+   * needs {@code --replicas_to_aggregate} of them each step, so it can lose the rest.
+   */
+  @Override
+  public int maxLostWorkers(int workers) {
+    return syncReplicas ? workers - (replicasToAggregate != null ? replicasToAggregate : workers) : workers - 1;
   }
 
   /** The step a worker runs ({@code --task_index}, default 0): feed a batch, run the train op, fetch global_step. */

@@ -30,6 +30,8 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Mixin SecurityFlags security = new SecurityFlags();
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
     ClusterSpec cluster;
@@ -51,7 +53,8 @@ public final class ServerCommand implements Callable<Integer> {
     if (job == null || index == null) {
       throw new UserErrors.UsageException("give --job_name and --task_index (or a TF_CONFIG with a \"task\")");
     }
-    Server server = Server.create(cluster, job, index, security.security().serverOptions(cluster, job, index, null));
+    Server server = Server.create(cluster, job, index,
+        security.security().serverOptions(limits.serverOptions(), cluster, job, index, null));
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
     System.out.println("Started server " + server.task() + " at " + server.target());
     server.join();

@@ -28,9 +28,12 @@ public final class ToyCommand implements Callable<Integer>, StepToExplain {
 
   @Mixin SecurityFlags security = new SecurityFlags();
 
+  @Mixin ServerLimitOptions limits = new ServerLimitOptions();
+
   @Override
   public Integer call() throws InterruptedException {
-    Toy.run(ClusterSpec.fromFlags(psHosts, workerHosts), jobName, taskIndex, security.security(), System.out);
+    Toy.run(ClusterSpec.fromFlags(psHosts, workerHosts), jobName, taskIndex, security.security(),
+        limits.serverOptions(), System.out);
     return 0;
   }
 

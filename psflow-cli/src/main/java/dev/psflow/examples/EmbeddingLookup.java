@@ -2,6 +2,7 @@ package dev.psflow.examples;
 
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.distributed.Server;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.distributed.grpc.WireStats;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
@@ -72,6 +73,11 @@ public final class EmbeddingLookup {
 
   /** Runs one task; a ps never returns (it joins). */
   public static void run(Flags f, PrintStream out) throws InterruptedException {
+    run(f, ServerOptions.DEFAULTS, out);
+  }
+
+  /** As {@link #run(Flags, PrintStream)}, the task's server made on top of {@code serverOptions} (its limits). */
+  public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
     if (f.jobName() == null || f.jobName().isEmpty()) {
       throw new IllegalArgumentException("Must specify an explicit `job_name`");
     }
@@ -82,7 +88,7 @@ public final class EmbeddingLookup {
     ClusterSpec cluster = ClusterSpec.fromFlags(f.psHosts(), f.workerHosts());
     cluster.address(f.jobName(), f.taskIndex());
     Server server = Server.create(cluster, f.jobName(), f.taskIndex(),
-        f.security().serverOptions(cluster, f.jobName(), f.taskIndex(), null));
+        f.security().serverOptions(serverOptions, cluster, f.jobName(), f.taskIndex(), null));
     if (f.jobName().equals("ps")) {
       server.join();
       return;

@@ -5,6 +5,7 @@ import dev.psflow.data.Batch;
 import dev.psflow.data.DataSet;
 import dev.psflow.data.MnistDatasets;
 import dev.psflow.distributed.Server;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.distributed.grpc.WireStats;
 import dev.psflow.exec.Runner;
 import dev.psflow.exec.Session;
@@ -131,6 +132,11 @@ public final class InGraphReplica {
 
   /** Runs one task: the client on worker 0, a serving worker on the others, a joining ps. */
   public static void run(Flags f, PrintStream out) throws InterruptedException {
+    run(f, ServerOptions.DEFAULTS, out);
+  }
+
+  /** As {@link #run(Flags, PrintStream)}, the task's server made with {@code serverOptions}. */
+  public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
     if (f.jobName() == null || f.jobName().isEmpty()) {
       throw new IllegalArgumentException("Must specify an explicit `job_name`");
     }
@@ -146,7 +152,8 @@ public final class InGraphReplica {
     // Read the data before the server starts, so a missing data set ends the task at once.
     MnistDatasets mnist = client
         ? MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true) : null;
-    Server server = Server.create(cluster, f.jobName(), task, f.security().serverOptions(cluster, f.jobName(), task, null));
+    Server server = Server.create(cluster, f.jobName(), task,
+        f.security().serverOptions(serverOptions, cluster, f.jobName(), task, null));
     try {
       if (f.jobName().equals("ps")) {
         server.join();

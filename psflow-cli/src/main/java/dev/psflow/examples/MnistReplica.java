@@ -5,6 +5,7 @@ import dev.psflow.data.Batch;
 import dev.psflow.data.DataSet;
 import dev.psflow.data.MnistDatasets;
 import dev.psflow.distributed.Server;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.distributed.grpc.WireStats;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
@@ -86,6 +87,11 @@ public final class MnistReplica {
 
   /** Runs one task of the example; returns when the task is done (a ps never is: it joins). */
   public static void run(Flags f, PrintStream out) throws InterruptedException {
+    run(f, ServerOptions.DEFAULTS, out);
+  }
+
+  /** As {@link #run(Flags, PrintStream)}, the task's server made with {@code serverOptions}. */
+  public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
     MnistDatasets mnist = MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true);
     if (f.downloadOnly()) {
       return;
@@ -104,7 +110,8 @@ public final class MnistReplica {
     List<String> workerSpec = cluster.tasks("worker");
     Server server = null;
     if (!f.existingServers()) {
-      server = Server.create(cluster, f.jobName(), task, f.security().serverOptions(cluster, f.jobName(), task, f.logDir()));
+      server = Server.create(cluster, f.jobName(), task,
+          f.security().serverOptions(serverOptions, cluster, f.jobName(), task, f.logDir()));
       if (f.jobName().equals("ps")) {
         server.join();
         return;

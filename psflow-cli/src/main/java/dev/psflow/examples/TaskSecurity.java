@@ -30,9 +30,14 @@ public record TaskSecurity(Path tlsDir, boolean insecure, Path checkpointRoot) {
 
   /** The options of task {@code index} of {@code job}'s server; {@code logDir} (may be null) is the default root. */
   public ServerOptions serverOptions(ClusterSpec cluster, String job, int index, Path logDir) {
+    return serverOptions(ServerOptions.DEFAULTS, cluster, job, index, logDir);
+  }
+
+  /** As {@link #serverOptions(ClusterSpec, String, int, Path)}, on top of {@code base} (its limits, its wire). */
+  public ServerOptions serverOptions(ServerOptions base, ClusterSpec cluster, String job, int index, Path logDir) {
     requireChoice();
     Path root = checkpointRoot != null ? checkpointRoot : logDir;
-    ServerOptions o = ServerOptions.DEFAULTS.withCheckpointRoot(root);
+    ServerOptions o = base.withCheckpointRoot(root);
     String task = ClusterSpec.taskName(job, index) + " at " + cluster.address(job, index);
     if (insecure) {
       LOG.warn("{} serves in PLAINTEXT (--insecure): anyone who can reach its port can read, change and reset the "

@@ -2,6 +2,7 @@ package dev.psflow.examples;
 
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.distributed.Server;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.exec.Session;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operation;
@@ -44,7 +45,13 @@ public final class Toy {
   /** Runs one task of the toy cluster. */
   public static void run(ClusterSpec cluster, String job, int task, TaskSecurity security, PrintStream out)
       throws InterruptedException {
-    Server server = Server.create(cluster, job, task, security.serverOptions(cluster, job, task, null));
+    run(cluster, job, task, security, ServerOptions.DEFAULTS, out);
+  }
+
+  /** As {@link #run(ClusterSpec, String, int, TaskSecurity, PrintStream)}, on top of {@code serverOptions}' limits. */
+  public static void run(ClusterSpec cluster, String job, int task, TaskSecurity security, ServerOptions serverOptions,
+      PrintStream out) throws InterruptedException {
+    Server server = Server.create(cluster, job, task, security.serverOptions(serverOptions, cluster, job, task, null));
     if (job.equals("ps")) {
       server.join();
       return;

@@ -152,6 +152,48 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("with backup workers a lost non-chief worker is reported in one line and the job goes on to exit 0")
+  void lostBackupWorkerIsReportedAndTheJobGoesOn() {
+    Result r = psflow("local-cluster", "--ps=1", "--workers=3", "--kill=worker2@1", "echo-task", "--backup_workers=1",
+        "--seconds=4,4,60");
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .containsOnlyOnce("local-cluster: worker2 exited with code 137; going on without it (backup worker 1 of at "
+            + "most 1 the job can lose)")
+        .contains("[worker0] exiting with code 0")
+        .contains("[worker1] exiting with code 0");
+    assertThat(r.err()).isEmpty();
+    assertThat(leftoverTasks()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("losing more backup workers than the job can stops it, naming the worker; exit code 1")
+  void losingTooManyBackupWorkersFailsTheJob() {
+    Result r = psflow("local-cluster", "--ps=1", "--workers=3", "--kill=worker1@1", "--kill=worker2@1.5", "echo-task",
+        "--backup_workers=1", "--seconds=60");
+
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).contains("local-cluster: worker1 exited with code 137; going on without it")
+        .contains("local-cluster: the job cannot go on without worker2: 1 backup worker was lost already, the most it "
+            + "can lose");
+    assertThat(r.err().lines()).containsExactly("local-cluster: worker2 exited with code 137");
+    assertThat(leftoverTasks()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("with backup workers the job ends with the chief: workers still running a grace period later are stopped")
+  void theJobEndsWithTheChief() {
+    Result r = psflow("local-cluster", "--ps=1", "--workers=2", "echo-task", "--backup_workers=1", "--seconds=0.5,60");
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("[worker0] exiting with code 0")
+        .contains("local-cluster: the chief has ended; stopping worker1")
+        .doesNotContain("[worker1] exiting");
+    assertThat(leftoverTasks()).isEmpty();
+  }
+
+  @Test
   @DisplayName("a task restarts after a kill any number of times, after crashes at most MAX_CRASH_RESTARTS times")
   void restartBudget() {
     TaskProcess t = new TaskProcess("worker0", false, List.of("true"), null);

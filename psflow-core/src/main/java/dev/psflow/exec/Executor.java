@@ -56,7 +56,8 @@ public final class Executor {
 
   /**
    * Builds an executor for {@code ops} (topologically ordered, closed under inputs except for fed
-   * tensors). Throws StatusException (INVALID_ARGUMENT) naming the op whose kernel cannot be built.
+   * tensors). Throws StatusException (INVALID_ARGUMENT) naming the op whose kernel cannot be built,
+   * or RESOURCE_EXHAUSTED naming an op whose known output shape is over the device's tensor size limit.
    */
   public static Executor build(List<Operation> ops, Device device, List<Output> feeds, List<Output> fetches) {
     Map<Operation, Integer> index = new HashMap<>();
@@ -109,6 +110,7 @@ public final class Executor {
         succ.get(src).add(i);
         pending[i]++;
       }
+      device.tensorSizeLimit().checkStaticOutputs(op);
       Kernel k = createKernel(op, device);
       nodes[i] = new Node(op, k, k instanceof AsyncKernel, op.def().isExpensive(), outBase[i], in, null);
     }

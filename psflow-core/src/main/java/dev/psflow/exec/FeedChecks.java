@@ -12,6 +12,11 @@ public final class FeedChecks {
 
   /** Throws INVALID_ARGUMENT when a value's dtype or shape cannot stand for its tensor, or a tensor is fed twice. */
   public static void check(List<Output> feeds, List<Tensor> values) {
+    if (values.size() != feeds.size()) {
+      throw StatusException.invalidArgument("expected " + feeds.size() + " fed tensor" + (feeds.size() == 1 ? "" : "s")
+          + " (" + String.join(", ", feeds.stream().limit(10).map(Output::name).toList())
+          + (feeds.size() > 10 ? ", ..." : "") + "), got " + values.size());
+    }
     Set<Output> seen = new HashSet<>();
     for (int i = 0; i < feeds.size(); i++) {
       Output o = feeds.get(i);

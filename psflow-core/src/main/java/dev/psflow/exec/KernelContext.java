@@ -1,6 +1,8 @@
 package dev.psflow.exec;
 
 import dev.psflow.graph.Operation;
+import dev.psflow.tensor.DType;
+import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 
 /**
@@ -23,6 +25,15 @@ public interface KernelContext {
 
   /** Records a failure of an asynchronous kernel; call {@code done} afterwards. */
   void fail(StatusException error);
+
+  /**
+   * Fails with RESOURCE_EXHAUSTED when output {@code i} of {@code dtype} and {@code shape} would be
+   * larger than the device allows. Kernels whose output size depends on input values, or grows
+   * faster than their inputs, call it before allocating.
+   */
+  default void checkOutputSize(int i, DType dtype, Shape shape) {
+    device().tensorSizeLimit().check("output " + i, dtype, shape);
+  }
 
   default ResourceManager resources() {
     return device().resources();

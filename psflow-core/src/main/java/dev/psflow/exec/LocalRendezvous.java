@@ -79,6 +79,16 @@ public final class LocalRendezvous implements Rendezvous {
     }
   }
 
+  /** Forgets a Recv still waiting for {@code key} (its caller went away); true if there was one. */
+  public boolean forgetRecv(String key) {
+    lock.lock();
+    try {
+      return waiting.remove(key) != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The number of sent tensors not yet received (for tests and leak checks). */
   public int pendingSends() {
     lock.lock();

@@ -80,6 +80,15 @@ public class StatusException extends RuntimeException {
     if (t instanceof InterruptedException) {
       return new StatusException(Code.CANCELLED, "interrupted", t);
     }
+    if (t instanceof OutOfMemoryError) {
+      // A last resort: tensors are checked against the device's limit before they are allocated,
+      // so this is the heap running out as a whole (many large tensors at once).
+      return new StatusException(Code.RESOURCE_EXHAUSTED, "out of memory: " + t.getMessage()
+          + "; give the task a larger heap (-Xmx) or lower --max_tensor_bytes", t);
+    }
+    if (t instanceof StackOverflowError) {
+      return new StatusException(Code.INVALID_ARGUMENT, "the request is nested too deeply to process (stack overflow)", t);
+    }
     return new StatusException(Code.INTERNAL, t.getClass().getSimpleName() + ": " + t.getMessage(), t);
   }
 }

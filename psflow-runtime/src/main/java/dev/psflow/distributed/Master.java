@@ -5,6 +5,7 @@ import dev.psflow.exec.RunOptions;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.ops.OpRegistry;
@@ -34,18 +35,26 @@ public final class Master implements MasterApi {
   private final String task;
   private final WorkerCache workers;
   private final PeerWaiter peers;
+  private final TensorSizeLimit tensorSize;
   private final Map<String, MasterSession> sessions = new ConcurrentHashMap<>();
   /** Where step plans are built: planning waits on other tasks, so it never runs on the caller's thread. */
   private final ExecutorService planner = Executors.newVirtualThreadPerTaskExecutor();
 
   public Master(String task, WorkerCache workers, long peerWaitMillis) {
+    this(task, workers, peerWaitMillis, TensorSizeLimit.DEFAULT);
+  }
+
+  /** A master whose sessions' GraphDefs may hold no tensor over {@code tensorSize}. */
+  public Master(String task, WorkerCache workers, long peerWaitMillis, TensorSizeLimit tensorSize) {
     this.task = task;
     this.workers = workers;
     this.peers = new PeerWaiter(workers, peerWaitMillis);
+    this.tensorSize = tensorSize;
   }
 
   @Override
   public String createSession(GraphDef graphDef, SessionOptions options) {
+    tensorSize.checkGraphDef(graphDef);
     Graph g = new Graph();
     GraphDefs.importInto(g, graphDef, OpRegistry.core());
     List<String> devices = DeviceFilters.apply(workers.cluster().cpuDevices(), options.deviceFilters());
@@ -57,6 +66,7 @@ public final class Master implements MasterApi {
 
   @Override
   public long extendSession(String handle, GraphDef delta, long currentVersion) {
+    tensorSize.checkGraphDef(delta);
     return session(handle).extend(delta, currentVersion);
   }
 

@@ -34,10 +34,17 @@ public final class Server implements AutoCloseable {
     Transport wire = options.transport() != null ? options.transport() : Transport.load();
     this.transport = wire.withTls(options.tls());
     WorkerCache workers = new WorkerCache(cluster, task, transport);
-    this.worker = new Worker(task, workers::client, FileAccessPolicy.under(options.effectiveCheckpointRoot()));
+    this.worker = new Worker(task, workers::client, FileAccessPolicy.under(options.effectiveCheckpointRoot()),
+        options.limits());
     workers.setLocalWorker(worker);
-    this.master = new Master(task, workers, options.peerWaitMillis());
-    this.binding = transport.serve(task, address, master, worker);
+    this.master = new Master(task, workers, options.peerWaitMillis(), options.limits().tensorSize());
+    try {
+      this.binding = transport.serve(task, address, master, worker);
+    } catch (RuntimeException e) {
+      master.close();
+      worker.close();
+      throw e;
+    }
     String host = address.substring(0, address.lastIndexOf(':'));
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
@@ -92,6 +99,7 @@ public final class Server implements AutoCloseable {
     InProcessMasters.unregister(target, master);
     binding.close();
     master.close();
+    worker.close();
     transport.close();
     stopped.countDown();
   }

@@ -17,24 +17,30 @@ import java.nio.file.Path;
  *     and no peer can be told from another: anyone who reaches the port may do anything)
  * @param checkpointRoot the only directory under which this task's SaveV2/RestoreV2 may write and
  *     read (null: the JVM's temporary directory, {@code java.io.tmpdir})
+ * @param limits what one request or peer may make the server hold
  */
-public record ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot) {
-  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null);
+public record ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot,
+    ServerLimits limits) {
+  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null, ServerLimits.DEFAULTS);
 
   public ServerOptions withPeerWaitMillis(long millis) {
-    return new ServerOptions(millis, transport, tls, checkpointRoot);
+    return new ServerOptions(millis, transport, tls, checkpointRoot, limits);
   }
 
   public ServerOptions withTransport(Transport t) {
-    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot);
+    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot, limits);
   }
 
   public ServerOptions withTls(TlsConfig t) {
-    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot);
+    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot, limits);
   }
 
   public ServerOptions withCheckpointRoot(Path root) {
-    return new ServerOptions(peerWaitMillis, transport, tls, root);
+    return new ServerOptions(peerWaitMillis, transport, tls, root, limits);
+  }
+
+  public ServerOptions withLimits(ServerLimits l) {
+    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, l);
   }
 
   /** The checkpoint root in force: {@link #checkpointRoot()} or the JVM's temporary directory. */

@@ -1,11 +1,13 @@
 package dev.psflow.distributed;
 
 import dev.psflow.exec.CancellationManager;
+import dev.psflow.exec.Code;
 import dev.psflow.exec.LocalRendezvous;
 import dev.psflow.exec.Rendezvous;
 import dev.psflow.exec.StatusException;
 import dev.psflow.ops.sendrecv.RendezvousKeys;
 import dev.psflow.tensor.Tensor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -20,8 +22,12 @@ final class StepRendezvous implements Rendezvous {
   private final Function<String, WorkerClient> peers;
   private final LocalRendezvous local = new LocalRendezvous();
   private final CancellationManager cancellation = new CancellationManager();
-  private final long created = System.nanoTime();
-  private volatile boolean runDone;
+  /** RunGraph calls of this step running here, and peers' RecvTensor calls served from here not yet answered. */
+  private final AtomicInteger runs = new AtomicInteger();
+  private final AtomicInteger servedRecvs = new AtomicInteger();
+  /** When this step last had no RunGraph running here (its creation, or the end of its last run). */
+  private volatile long idleSince = System.nanoTime();
+  private volatile boolean ranHere;
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;
@@ -51,9 +57,32 @@ final class StepRendezvous implements Rendezvous {
     });
   }
 
-  /** Serves a peer's RecvTensor from the local table. */
+  /** Serves a peer's RecvTensor from the local table; counted in {@link #isIdle} until the callback runs. */
   void serveRecv(String key, RecvCallback callback) {
-    local.recvAsync(key, callback);
+    try {
+      local.recvAsync(key, (t, e) -> {
+        servedRecvs.decrementAndGet();
+        callback.done(t, e);
+      });
+    } catch (StatusException e) {
+      servedRecvs.decrementAndGet();
+      throw new StatusException(Code.ALREADY_EXISTS, "a RecvTensor of " + key + " in step " + stepId
+          + " is already waiting on " + localTask + " (each tensor is received once per step)", e);
+    }
+  }
+
+  /** Called (under the step table's lock) before {@link #serveRecv}. */
+  void recvComing() {
+    servedRecvs.incrementAndGet();
+  }
+
+  /** Drops a served RecvTensor whose caller went away; true if it was still waiting. */
+  boolean forgetRecv(String key) {
+    if (local.forgetRecv(key)) {
+      servedRecvs.decrementAndGet();
+      return true;
+    }
+    return false;
   }
 
   @Override
@@ -65,17 +94,36 @@ final class StepRendezvous implements Rendezvous {
     return cancellation;
   }
 
-  void markRunDone() {
-    runDone = true;
+  /** Called (under the step table's lock) when a RunGraph of this step starts here. */
+  void runStarted() {
+    runs.incrementAndGet();
+    ranHere = true;
   }
 
-  /** True once this task's part of the step has run and every tensor it sent was taken. */
-  boolean isFinished() {
-    return runDone && local.pendingSends() == 0;
+  void runDone() {
+    if (runs.decrementAndGet() == 0) {
+      idleSince = System.nanoTime();
+    }
   }
 
-  long ageNanos() {
-    return System.nanoTime() - created;
+  /** True when nothing of the step is left here: no run, no waiting RecvTensor, no tensor sent and not taken. */
+  boolean isIdle() {
+    return runs.get() == 0 && servedRecvs.get() == 0 && local.pendingSends() == 0;
+  }
+
+  /**
+   * Why the step counts as abandoned at {@code now}, or null: no RunGraph of it has run here for
+   * {@code boundNanos}, yet peers wait on it or it holds tensors no one took.
+   */
+  String abandonment(long now, long boundNanos) {
+    if (runs.get() > 0 || now - idleSince <= boundNanos) {
+      return null;
+    }
+    long ms = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(boundNanos);
+    String bound = ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
+    return ranHere
+        ? "the tensors it sent on " + localTask + " were not all taken within " + bound + " of its end"
+        : "RecvTensor calls waited on " + localTask + " for " + bound + ", but no RunGraph of the step came";
   }
 
   /** {@code /job:ps/replica:0/task:0/device:CPU:0} → {@code /job:ps/replica:0/task:0}. */

@@ -24,47 +24,71 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
  * The worker service of one task, transport-free: it registers graph partitions (one executor
  * each), runs them once per step, and serves peers' RecvTensor calls from each step's rendezvous.
  * The task's single CPU device and its resource manager are shared by every registered graph, so
- * the variables a ps holds are the same for every worker's session. Thread-safe.
+ * the variables a ps holds are the same for every worker's session.
+ *
+ * <p>Nothing a peer asks for is kept without bound: registered graphs are capped per session and
+ * per task, tensors by the device's size limit, and a daemon sweeper aborts every
+ * {@link ServerLimits#abandonedStep()}/4 the steps that nothing runs here any more but that still
+ * hold state (RecvTensor calls for a step that never comes, tensors sent and never taken). Its
+ * thread stops at {@link #close()}. Thread-safe.
  *
  * <pre>{@code
- * Worker w = new Worker("/job:ps/replica:0/task:0", peers);
+ * Worker w = new Worker("/job:ps/replica:0/task:0", peers, FileAccessPolicy.under(root), ServerLimits.DEFAULTS);
  * String h = w.registerGraph(request);
  * w.runGraph(h, stepId, feeds, false).join().fetches();
+ * w.close();
  * }</pre>
  */
-public final class Worker {
-  private static final long ABANDONED_STEP_NANOS = TimeUnit.MINUTES.toNanos(10);
+public final class Worker implements AutoCloseable {
+  /** Abort records kept at most (a step's late calls fail fast with its original error). */
+  private static final int MAX_ABORT_RECORDS = 10_000;
 
-  private record Registered(String sessionHandle, Executor executor) {}
+  private record Aborted(StatusException why, long atNanos) {}
 
   private final String task;
   private final Device device;
   private final Function<String, WorkerClient> peers;
+  private final ServerLimits limits;
   private final long incarnation = new SecureRandom().nextLong();
-  private final Map<String, Registered> graphs = new ConcurrentHashMap<>();
+  private final RegisteredGraphs graphs;
   private final Map<Long, StepRendezvous> steps = new ConcurrentHashMap<>();
-  private final Map<Long, StatusException> recentlyAborted = new ConcurrentHashMap<>();
-  private final AtomicLong handles = new AtomicLong();
+  private final Map<Long, Aborted> recentlyAborted = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService sweeper;
 
-  /** A worker for {@code task}, reaching other tasks through {@code peers} (task name → client); I/O unrestricted. */
+
+  /** A worker for {@code task} with the default limits and unrestricted I/O, reaching other tasks through {@code peers}. */
   public Worker(String task, Function<String, WorkerClient> peers) {
-    this(task, peers, FileAccessPolicy.UNRESTRICTED);
+    this(task, peers, FileAccessPolicy.UNRESTRICTED, ServerLimits.DEFAULTS);
   }
 
-  /** As above, its SaveV2/RestoreV2 touching only what {@code files} allows. */
-  public Worker(String task, Function<String, WorkerClient> peers, FileAccessPolicy files) {
+  /**
+   * A worker for {@code task}, reaching other tasks through {@code peers} (task name → client), its
+   * SaveV2/RestoreV2 touching only what {@code files} allows, holding no more than {@code limits}.
+   */
+  public Worker(String task, Function<String, WorkerClient> peers, FileAccessPolicy files, ServerLimits limits) {
     this.task = task;
-    this.device = new Device(task + "/device:CPU:0", files);
+    this.device = new Device(task + "/device:CPU:0", files, limits.tensorSize());
     this.peers = peers;
+    this.limits = limits;
+    this.graphs = new RegisteredGraphs(task, limits);
+    this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "psflow-step-sweeper " + task);
+      t.setDaemon(true);
+      return t;
+    });
+    long period = Math.max(10, limits.abandonedStep().toMillis() / 4);
+    sweeper.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
   }
 
   public String task() {
@@ -75,12 +99,31 @@ public final class Worker {
     return device;
   }
 
+  /** What peers may make this task hold (the transport enforces the per-connection ones). */
+  public ServerLimits limits() {
+    return limits;
+  }
+
   public WorkerClient.WorkerStatus status() {
     return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation);
   }
 
-  /** Imports and prepares a partition; returns its handle. INVALID_ARGUMENT naming the problem. */
+  /**
+   * Imports and prepares a partition; returns its handle. INVALID_ARGUMENT naming the problem;
+   * RESOURCE_EXHAUSTED over a graph cap or when a tensor's known shape is over the size limit.
+   */
   public String registerGraph(RegisterGraphRequest r) {
+    device.tensorSizeLimit().checkGraphDef(r.getGraphDef());
+    graphs.reserve(r.getSessionHandle());
+    try {
+      return graphs.add(r.getSessionHandle(), build(r));
+    } catch (RuntimeException e) {
+      graphs.release(r.getSessionHandle());
+      throw e;
+    }
+  }
+
+  private Executor build(RegisterGraphRequest r) {
     Graph g = new Graph();
     GraphDefs.importInto(g, r.getGraphDef(), OpRegistry.core());
     List<Output> feeds = new ArrayList<>();
@@ -95,10 +138,7 @@ public final class Worker {
         roots.add(op);
       }
     }
-    Executor ex = Executor.build(Pruner.prune(roots, new HashSet<>(feeds)), device, feeds, fetches);
-    String handle = "graph-" + handles.incrementAndGet();
-    graphs.put(handle, new Registered(r.getSessionHandle(), ex));
-    return handle;
+    return Executor.build(Pruner.prune(roots, new HashSet<>(feeds)), device, feeds, fetches);
   }
 
   public void deregisterGraph(String handle) {
@@ -107,16 +147,20 @@ public final class Worker {
 
   /** Runs one step of a registered partition; with {@code trace}, records every op's time and output bytes. */
   public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace) {
-    Registered g = graphs.get(handle);
+    RegisteredGraphs.Registered g = graphs.get(handle);
     if (g == null) {
-      return CompletableFuture.failedFuture(StatusException.aborted("graph " + handle + " is not registered on "
-          + task + " (the task may have restarted); the session must register it again"));
+      return CompletableFuture.failedFuture(StatusException.aborted("graph " + RegisteredGraphs.abbreviate(handle)
+          + " is not registered on " + task + " (the task may have restarted); the session must register it again"));
     }
-    StatusException earlier = recentlyAborted.get(stepId);
+    Aborted earlier = recentlyAborted.get(stepId);
     if (earlier != null) {
-      return CompletableFuture.failedFuture(earlier);
+      return CompletableFuture.failedFuture(earlier.why());
     }
-    StepRendezvous r = step(stepId);
+    StepRendezvous r = steps.compute(stepId, (id, s) -> {
+      StepRendezvous step = s != null ? s : new StepRendezvous(id, task, peers);
+      step.runStarted();
+      return step;
+    });
     CancellationManager cancel = r.cancellation();
     cancel.onCancel(() -> r.abort(cancel.cause()));
     StepStatsCollector stats = trace ? new StepStatsCollector(device.name()) : null;
@@ -129,27 +173,44 @@ public final class Worker {
     }
     return result.whenComplete((out, e) -> {
       if (e != null) {
-        abortStep(stepId, StatusException.from(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e));
+        abortStep(stepId, StatusException.from(e instanceof CompletionException ? e.getCause() : e));
       }
-      r.markRunDone();
-      removeIfFinished(stepId, r);
+      r.runDone();
+      removeIfIdle(stepId, r);
     }).thenApply(out -> new WorkerClient.GraphRun(out, stats == null ? null : stats.stats()));
   }
 
-  /** Serves a peer's pull of a tensor this task sent (or will send) in step {@code stepId}. */
+  /**
+   * Serves a peer's pull of a tensor this task sent (or will send) in step {@code stepId}.
+   * Cancelling the result (the caller went away) forgets the pull.
+   */
   public CompletableFuture<Tensor> recvTensor(long stepId, String key) {
-    StatusException earlier = recentlyAborted.get(stepId);
+    Aborted earlier = recentlyAborted.get(stepId);
     if (earlier != null) {
-      return CompletableFuture.failedFuture(earlier);
+      return CompletableFuture.failedFuture(earlier.why());
     }
-    StepRendezvous r = step(stepId);
+    StepRendezvous r = steps.compute(stepId, (id, s) -> {
+      StepRendezvous step = s != null ? s : new StepRendezvous(id, task, peers);
+      step.recvComing();
+      return step;
+    });
     CompletableFuture<Tensor> out = new CompletableFuture<>();
-    r.serveRecv(key, (t, e) -> {
-      if (e != null) {
-        out.completeExceptionally(e);
-      } else {
-        out.complete(t);
-        removeIfFinished(stepId, r);
+    try {
+      r.serveRecv(key, (t, e) -> {
+        if (e != null) {
+          out.completeExceptionally(e);
+        } else {
+          out.complete(t);
+        }
+        removeIfIdle(stepId, r);
+      });
+    } catch (RuntimeException e) {
+      removeIfIdle(stepId, r);
+      return CompletableFuture.failedFuture(StatusException.from(e));
+    }
+    out.whenComplete((t, e) -> {
+      if (out.isCancelled() && r.forgetRecv(key)) {
+        removeIfIdle(stepId, r);
       }
     });
     return out;
@@ -157,13 +218,15 @@ public final class Worker {
 
   /** Fails the step here: the executor stops, pending Recvs (local and served) fail with {@code why}. */
   public void abortStep(long stepId, StatusException why) {
-    recentlyAborted.put(stepId, why);
+    if (recentlyAborted.size() >= MAX_ABORT_RECORDS) {
+      recentlyAborted.clear(); // a flood of AbortStep calls: late calls of those steps just wait for the sweep
+    }
+    recentlyAborted.put(stepId, new Aborted(why, System.nanoTime()));
     StepRendezvous r = steps.remove(stepId);
     if (r != null) {
       r.cancellation().cancel(why);
       r.abort(why);
     }
-    sweep();
   }
 
   /** Drops the resources of these containers (all variables of the default container for ""). */
@@ -173,24 +236,24 @@ public final class Worker {
     }
   }
 
-  private StepRendezvous step(long stepId) {
-    return steps.computeIfAbsent(stepId, id -> new StepRendezvous(id, task, peers));
+  private void removeIfIdle(long stepId, StepRendezvous r) {
+    steps.computeIfPresent(stepId, (id, s) -> s == r && s.isIdle() ? null : s);
   }
 
-  private void removeIfFinished(long stepId, StepRendezvous r) {
-    if (r.isFinished()) {
-      steps.remove(stepId, r);
-    }
-  }
-
-  /** Forgets abandoned steps (a master that died mid-step) and old abort records. */
-  private void sweep() {
-    if (recentlyAborted.size() > 10_000) {
-      recentlyAborted.clear();
-    }
+  /**
+   * Aborts the steps abandoned here (nothing has run them for {@link ServerLimits#abandonedStep()},
+   * yet they hold state) and forgets abort records older than that.
+   */
+  void sweep() {
+    long now = System.nanoTime();
+    long bound = limits.abandonedStep().toNanos();
+    recentlyAborted.values().removeIf(a -> now - a.atNanos() > bound);
     steps.forEach((id, r) -> {
-      if (r.ageNanos() > ABANDONED_STEP_NANOS) {
-        abortStep(id, new StatusException(Code.ABORTED, "step " + id + " was abandoned on " + task));
+      String why = r.abandonment(now, bound);
+      if (why != null) {
+        abortStep(id, new StatusException(Code.ABORTED, "step " + id + " was abandoned: " + why));
+      } else if (r.isIdle()) {
+        removeIfIdle(id, r);
       }
     });
   }
@@ -198,5 +261,16 @@ public final class Worker {
   /** Number of steps with live state (for tests: should drop to zero once steps end). */
   public int liveSteps() {
     return steps.size();
+  }
+
+  /** Number of registered graphs (for tests). */
+  public int registeredGraphs() {
+    return graphs.size();
+  }
+
+  /** Stops the sweeper. Steps still running are the server's to cancel. */
+  @Override
+  public void close() {
+    sweeper.shutdownNow();
   }
 }

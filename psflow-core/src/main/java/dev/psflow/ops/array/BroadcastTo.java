@@ -53,7 +53,13 @@ public enum BroadcastTo implements OpDef {
 
   @Override
   public Kernel kernel(Operation op) {
-    return ctx -> ctx.setOutput(0, Layout.broadcastTo(ctx.input(0), Shape.of(StaticValue.longs(ctx.input(1)))));
+    return ctx -> {
+      Shape target = Shape.of(StaticValue.longs(ctx.input(1)));
+      if (target.isFullyDefined()) {
+        ctx.checkOutputSize(0, ctx.input(0).dtype(), target);
+      }
+      ctx.setOutput(0, Layout.broadcastTo(ctx.input(0), target));
+    };
   }
 
   /** dx = dy summed over the broadcast axes and reshaped to x's shape. */

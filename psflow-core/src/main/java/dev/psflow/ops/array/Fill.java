@@ -42,6 +42,7 @@ public enum Fill implements OpDef {
           throw StatusException.invalidArgument("dims must be non-negative, got " + java.util.Arrays.toString(dims));
         }
       }
+      ctx.checkOutputSize(0, ctx.input(1).dtype(), Shape.of(dims));
       ctx.setOutput(0, Indexing.fill(Shape.of(dims), ctx.input(1)));
     };
   }

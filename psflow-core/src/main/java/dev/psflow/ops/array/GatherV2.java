@@ -67,7 +67,15 @@ public enum GatherV2 implements OpDef {
       if (rank == 0 || axis < -rank || axis >= rank) {
         throw StatusException.invalidArgument("Expected axis in the range [" + -rank + ", " + rank + "), but got " + axis);
       }
-      ctx.setOutput(0, Indexing.gather(params, ctx.input(1), (int) (axis < 0 ? axis + rank : axis)));
+      int at = (int) (axis < 0 ? axis + rank : axis);
+      Shape indices = ctx.input(1).shape();
+      long[] dims = new long[rank - 1 + indices.rank()];
+      for (int i = 0; i < dims.length; i++) {
+        dims[i] = i < at ? params.shape().size(i)
+            : i < at + indices.rank() ? indices.size(i - at) : params.shape().size(i - indices.rank() + 1);
+      }
+      ctx.checkOutputSize(0, params.dtype(), Shape.of(dims));
+      ctx.setOutput(0, Indexing.gather(params, ctx.input(1), at));
     };
   }
 

@@ -69,6 +69,11 @@ public enum OneHot implements OpDef {
         throw StatusException.invalidArgument("depth must be non-negative, got: " + depth);
       }
       int at = checkAxis(axis, indices.rank());
+      long[] dims = new long[indices.rank() + 1];
+      for (int i = 0, j = 0; i < dims.length; i++) {
+        dims[i] = i == at ? depth : indices.shape().size(j++);
+      }
+      ctx.checkOutputSize(0, ctx.input(2).dtype(), Shape.of(dims));
       ctx.setOutput(0, Indexing.oneHot(indices, Math.toIntExact(depth), ctx.input(2), ctx.input(3), at));
     };
   }

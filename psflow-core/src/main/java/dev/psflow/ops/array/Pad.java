@@ -2,6 +2,7 @@ package dev.psflow.ops.array;
 
 import dev.psflow.exec.Kernel;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
@@ -72,10 +73,17 @@ public enum Pad implements OpDef {
       }
       int[] before = new int[x.rank()];
       int[] after = new int[x.rank()];
+      long[] dims = new long[x.rank()];
+      for (int i = 0; i < before.length; i++) {
+        long b = p.getLong(2 * i);
+        long a = p.getLong(2 * i + 1);
+        nonNegative(b, a);
+        dims[i] = TensorSizeLimit.plus(TensorSizeLimit.plus(x.shape().size(i), b), a);
+      }
+      ctx.checkOutputSize(0, x.dtype(), Shape.of(dims));
       for (int i = 0; i < before.length; i++) {
         before[i] = (int) p.getLong(2 * i);
         after[i] = (int) p.getLong(2 * i + 1);
-        nonNegative(before[i], after[i]);
       }
       ctx.setOutput(0, Layout.pad(x, before, after));
     };

@@ -57,7 +57,9 @@ public enum Range implements OpDef {
       Tensor start = ctx.input(0);
       Tensor limit = ctx.input(1);
       Tensor delta = ctx.input(2);
-      int n = Math.toIntExact(count(start.getDouble(0), limit.getDouble(0), delta.getDouble(0)));
+      long count = count(start.getDouble(0), limit.getDouble(0), delta.getDouble(0));
+      ctx.checkOutputSize(0, start.dtype(), Shape.of(count));
+      int n = (int) count;
       Object out = switch (start.dtype()) {
         case INT32 -> {
           int[] r = new int[n];

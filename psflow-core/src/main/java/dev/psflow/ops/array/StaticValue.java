@@ -182,6 +182,14 @@ public final class StaticValue {
       outputs[i] = value;
     }
 
+    /** Only values the size of a shape are folded; a larger output is the kernel's to make when the graph runs. */
+    @Override
+    public void checkOutputSize(int i, DType dtype, Shape shape) {
+      if (dev.psflow.exec.TensorSizeLimit.elements(shape) > MAX_ELEMENTS) {
+        throw new IllegalStateException("too large to fold while building");
+      }
+    }
+
     @Override
     public Device device() {
       throw new UnsupportedOperationException("no device while folding constants");

@@ -2,6 +2,7 @@ package dev.psflow.ops.array;
 
 import dev.psflow.exec.Kernel;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
@@ -66,6 +67,11 @@ public enum Tile implements OpDef {
       } catch (IllegalArgumentException e) {
         throw StatusException.invalidArgument(e.getMessage());
       }
+      long[] dims = new long[m.length];
+      for (int i = 0; i < m.length; i++) {
+        dims[i] = TensorSizeLimit.times(x.shape().size(i), m[i]);
+      }
+      ctx.checkOutputSize(0, x.dtype(), Shape.of(dims));
       ctx.setOutput(0, Layout.tile(x, StaticValue.toInts(m)));
     };
   }

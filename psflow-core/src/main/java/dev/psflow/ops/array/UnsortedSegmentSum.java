@@ -10,6 +10,7 @@ import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.Indexing;
 import dev.psflow.tensor.Shape;
+import dev.psflow.tensor.Tensor;
 import java.util.List;
 
 /**
@@ -53,8 +54,20 @@ public enum UnsortedSegmentSum implements OpDef {
 
   @Override
   public Kernel kernel(Operation op) {
-    return ctx -> ctx.setOutput(0,
-        Indexing.unsortedSegmentSum(ctx.input(0), ctx.input(1), ctx.input(2).getLong(0)));
+    return ctx -> {
+      Tensor data = ctx.input(0);
+      long segments = ctx.input(2).getLong(0);
+      int idsRank = ctx.input(1).rank();
+      if (segments >= 0 && idsRank <= data.rank()) {
+        long[] dims = new long[1 + data.rank() - idsRank];
+        dims[0] = segments;
+        for (int i = 1; i < dims.length; i++) {
+          dims[i] = data.shape().size(idsRank + i - 1);
+        }
+        ctx.checkOutputSize(0, data.dtype(), Shape.of(dims));
+      }
+      ctx.setOutput(0, Indexing.unsortedSegmentSum(data, ctx.input(1), segments));
+    };
   }
 
   /** d data[i...] = dy[segment_ids[i...]]: a gather of the output gradient. */

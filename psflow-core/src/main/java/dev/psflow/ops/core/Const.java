@@ -22,6 +22,11 @@ public enum Const implements OpDef {
   @Override
   public List<TensorSpec> outputs(Operation op) {
     Tensor v = op.attrTensor("value");
+    // An imported GraphDef carries both; a consumer typed by the attr would misread the value.
+    if (op.hasAttr("dtype") && op.attrType("dtype") != v.dtype()) {
+      throw new IllegalArgumentException("its dtype attr is " + op.attrType("dtype") + " but its value is a "
+          + v.dtype() + " tensor");
+    }
     return List.of(TensorSpec.of(v.dtype(), v.shape()));
   }
 

@@ -1,6 +1,7 @@
 package dev.psflow.ops.math;
 
 import dev.psflow.exec.Kernel;
+import dev.psflow.exec.KernelContext;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
@@ -74,6 +75,25 @@ public enum BinaryOp implements OpDef {
     return List.of(TensorSpec.of(t, a.mergeWith(b)));
   }
 
+  /**
+   * Broadcasting can make the output much larger than both inputs ([n, 1] + [1, n] is n²): check
+   * its size before the kernel allocates it. Inputs of one shape need no check (and cost none).
+   */
+  static void checkBroadcast(KernelContext ctx, DType out) {
+    Shape a = ctx.input(0).shape();
+    Shape b = ctx.input(1).shape();
+    if (a.equals(b)) {
+      return;
+    }
+    Shape broadcast;
+    try {
+      broadcast = Broadcast.shape(a, b);
+    } catch (RuntimeException incompatible) {
+      return; // the kernel names the mismatch, in TensorFlow's words
+    }
+    ctx.checkOutputSize(0, out, broadcast);
+  }
+
   /** The dtype both inputs share, in TensorFlow's words when they differ. */
   static DType sameType(Output x, Output y) {
     if (x.dtype() != y.dtype()) {
@@ -86,7 +106,10 @@ public enum BinaryOp implements OpDef {
   @Override
   public Kernel kernel(Operation op) {
     if (broadcasts()) {
-      return ctx -> ctx.setOutput(0, Elementwise.binary(fn, ctx.input(0), ctx.input(1)));
+      return ctx -> {
+        checkBroadcast(ctx, ctx.input(0).dtype());
+        ctx.setOutput(0, Elementwise.binary(fn, ctx.input(0), ctx.input(1)));
+      };
     }
     return ctx -> {
       if (!ctx.input(0).shape().equals(ctx.input(1).shape())) {

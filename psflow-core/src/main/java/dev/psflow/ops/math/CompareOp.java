@@ -50,7 +50,10 @@ public enum CompareOp implements OpDef {
 
   @Override
   public Kernel kernel(Operation op) {
-    return ctx -> ctx.setOutput(0, Elementwise.compare(fn, ctx.input(0), ctx.input(1)));
+    return ctx -> {
+      BinaryOp.checkBroadcast(ctx, DType.BOOL);
+      ctx.setOutput(0, Elementwise.compare(fn, ctx.input(0), ctx.input(1)));
+    };
   }
 
   @Override

@@ -72,6 +72,7 @@ public enum MatMul implements OpDef {
     int ldb = Math.max(1, b.shape().dim(1));
     int ldc = Math.max(1, n);
     Shape out = Shape.of(m, n);
+    ctx.checkOutputSize(0, a.dtype(), out);
     switch (a.dtype()) {
       case FLOAT32 -> {
         float[] c = new float[m * n];

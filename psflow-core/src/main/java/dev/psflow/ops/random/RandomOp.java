@@ -88,6 +88,7 @@ public enum RandomOp implements OpDef {
     DType dtype = op.attrType("dtype");
     return ctx -> {
       Shape shape = outputShape(ctx.input(0));
+      ctx.checkOutputSize(0, dtype, shape);
       // Each run takes its own child generator under the lock, then draws without holding it:
       // concurrent steps never share a generator, and the sequence of runs stays reproducible.
       SplittableRandom rng;

@@ -3,6 +3,7 @@ package dev.psflow.distributed.grpc;
 import dev.psflow.distributed.MasterApi;
 import dev.psflow.exec.RunOptions;
 import dev.psflow.exec.SessionOptions;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.CloseSessionRequest;
 import dev.psflow.proto.CloseSessionResponse;
@@ -32,10 +33,12 @@ import java.util.concurrent.ExecutorService;
 final class GrpcMasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final MasterApi master;
   private final ExecutorService blocking;
+  private final TensorSizeLimit tensorSize;
 
-  GrpcMasterService(MasterApi master, ExecutorService blocking) {
+  GrpcMasterService(MasterApi master, ExecutorService blocking, TensorSizeLimit tensorSize) {
     this.master = master;
     this.blocking = blocking;
+    this.tensorSize = tensorSize;
   }
 
   @Override
@@ -60,6 +63,7 @@ final class GrpcMasterService extends MasterServiceGrpc.MasterServiceImplBase {
       List<Tensor> values = new ArrayList<>(req.getFeedCount());
       for (NamedTensor nt : req.getFeedList()) {
         names.add(nt.getName());
+        tensorSize.checkProto("RunStep feed '" + nt.getName() + "'", nt.getTensor());
         values.add(TensorProtos.fromProto(nt.getTensor()));
       }
       RunOptions.TraceLevel[] levels = RunOptions.TraceLevel.values();

@@ -3,13 +3,16 @@ package dev.psflow.distributed.grpc;
 import dev.psflow.cluster.TlsConfig;
 import dev.psflow.distributed.Master;
 import dev.psflow.distributed.MasterApi;
+import dev.psflow.distributed.ServerLimits;
 import dev.psflow.distributed.Transport;
 import dev.psflow.distributed.Worker;
 import dev.psflow.distributed.WorkerClient;
+import dev.psflow.exec.TensorSizeLimit;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -23,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * gRPC over HTTP/2 (Netty): serves a task's master and worker on one port and opens one channel per
- * peer. Messages may be as large as a tensor gets (no 4 MiB wall). Handlers run on the transport's
+ * peer. Messages may be as large as two tensors at the task's size limit (no 4 MiB wall); the
+ * server enforces the per-peer {@link ServerLimits} (connections, idle time). Handlers run on the transport's
  * threads and never block: waits are asynchronous, and the master's blocking calls go to virtual threads.
  * Plaintext, or mutual TLS on the server and every channel ({@link #withTls}). One instance per
  * server; {@link #close()} shuts every channel down (shutdown, wait, shutdownNow).
@@ -57,12 +61,19 @@ public final class GrpcTransport implements Transport {
     NettyServerBuilder builder = tls == null ? NettyServerBuilder.forAddress(at)
         : NettyServerBuilder.forAddress(at, TlsCredentials.server(task, tls)).intercept(new Authorization(task));
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
-    Server server = EventLoops.apply(builder)
+    ServerLimits limits = worker.limits();
+    Peers peers = new Peers();
+    Server server = EventLoops.apply(builder, new ConnectionLimit(task, limits.maxConnectionsPerPeer()))
         .directExecutor()
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+        .maxInboundMessageSize(maxInboundMessageBytes(limits))
+        .maxConnectionIdle(limits.connectionIdle().toMillis(), TimeUnit.MILLISECONDS)
+        .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
+        .handshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .addStreamTracerFactory(WireStats.serverTracer())
-        .addService(TensorWire.workerService(new GrpcWorkerService(worker)))
-        .addService(new GrpcMasterService(master, blocking))
+        .addService(ServerInterceptors.intercept(
+            MalformedRequests.guard(TensorWire.workerService(new GrpcWorkerService(worker))), peers))
+        .addService(ServerInterceptors.intercept(
+            MalformedRequests.guard(new GrpcMasterService(master, blocking, limits.tensorSize()).bindService()), peers))
         .build();
     try {
       server.start();
@@ -91,6 +102,15 @@ public final class GrpcTransport implements Transport {
         blocking.shutdownNow();
       }
     };
+  }
+
+  /**
+   * The largest request a server takes: room for two tensors at the size limit (a RunGraph with
+   * its feeds, a GraphDef with its constants), so a peer cannot make it buffer more than that.
+   */
+  static int maxInboundMessageBytes(ServerLimits limits) {
+    long room = TensorSizeLimit.plus(TensorSizeLimit.times(2, limits.tensorSize().maxBytes()), 1 << 20);
+    return (int) Math.min(MAX_MESSAGE_BYTES, room);
   }
 
   @Override

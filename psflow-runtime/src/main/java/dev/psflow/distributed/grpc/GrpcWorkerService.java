@@ -21,18 +21,28 @@ import dev.psflow.proto.RunGraphResponse;
 import dev.psflow.proto.TensorProto;
 import dev.psflow.proto.WorkerServiceGrpc;
 import dev.psflow.tensor.Tensor;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-/** Serves a {@link Worker} over gRPC: decode, call, encode; each handler has one catch. */
+/**
+ * Serves a {@link Worker} over gRPC: decode, call, encode; each handler has one catch. A peer may
+ * have at most {@code max_pending_recvs_per_peer} RecvTensor calls waiting; a RunGraph whose caller
+ * goes away aborts its step, and a RecvTensor whose caller goes away is forgotten.
+ */
 final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
+  /** The longest AbortStep message kept (it is stored with the step's abort record). */
+  private static final int MAX_ABORT_MESSAGE = 1000;
+
   private final Worker worker;
+  private final PendingRecvs pendingRecvs;
 
   GrpcWorkerService(Worker worker) {
     this.worker = worker;
+    this.pendingRecvs = new PendingRecvs(worker.limits().maxPendingRecvsPerPeer());
   }
 
   @Override
@@ -58,9 +68,12 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
 
   @Override
   public void runGraph(RunGraphRequest req, StreamObserver<RunGraphResponse> out) {
+    ((ServerCallStreamObserver<RunGraphResponse>) out).setOnCancelHandler(() -> worker.abortStep(req.getStepId(),
+        StatusException.cancelled("the caller of RunGraph for step " + req.getStepId() + " cancelled it or went away")));
     async(out, () -> {
       List<Tensor> feeds = new ArrayList<>(req.getFeedCount());
       for (TensorProto p : req.getFeedList()) {
+        worker.limits().tensorSize().checkProto("RunGraph feed " + feeds.size(), p);
         feeds.add(TensorProtos.fromProto(p));
       }
       return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace()).thenApply(run -> {
@@ -76,8 +89,23 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
 
   @Override
   public void recvTensor(RecvTensorRequest req, StreamObserver<RecvTensorResponse> out) {
-    async(out, () -> worker.recvTensor(req.getStepId(), req.getRendezvousKey())
-        .thenApply(t -> RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build()));
+    String peer = Peers.current();
+    if (!pendingRecvs.tryAcquire(peer)) {
+      out.onError(StatusMapping.toGrpc(new StatusException(Code.RESOURCE_EXHAUSTED, peer + " already has "
+          + pendingRecvs.max() + " RecvTensor calls waiting on " + worker.task()
+          + " (max_pending_recvs_per_peer); each waits until its step sends the tensor, ends or is abandoned")));
+      return;
+    }
+    CompletableFuture<Tensor> pulled;
+    try {
+      pulled = worker.recvTensor(req.getStepId(), req.getRendezvousKey());
+    } catch (RuntimeException e) {
+      pendingRecvs.release(peer);
+      throw e;
+    }
+    pulled.whenComplete((t, e) -> pendingRecvs.release(peer));
+    ((ServerCallStreamObserver<RecvTensorResponse>) out).setOnCancelHandler(() -> pulled.cancel(false));
+    async(out, () -> pulled.thenApply(t -> RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build()));
   }
 
   /** RecvTensor as served ({@link TensorWire}): the tensor itself goes to {@link TensorMarshaller}. */
@@ -88,7 +116,9 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
   @Override
   public void abortStep(AbortStepRequest req, StreamObserver<AbortStepResponse> out) {
     unary(out, () -> {
-      worker.abortStep(req.getStepId(), new StatusException(Code.fromValue(req.getCode()), req.getMessage()));
+      String why = req.getMessage().length() <= MAX_ABORT_MESSAGE ? req.getMessage()
+          : req.getMessage().substring(0, MAX_ABORT_MESSAGE) + "...";
+      worker.abortStep(req.getStepId(), new StatusException(Code.fromValue(req.getCode()), why));
       return AbortStepResponse.getDefaultInstance();
     });
   }

@@ -1,0 +1,64 @@
+package dev.psflow.cli;
+
+import dev.psflow.distributed.ServerLimits;
+import dev.psflow.distributed.ServerOptions;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/**
+ * The flags that bound what peers may make a task's server hold ({@link ServerLimits}), mixed into
+ * every program that starts a server. Defaults are {@link ServerLimits#DEFAULTS}.
+ */
+final class ServerLimitOptions {
+  @Option(names = "--max_tensor_bytes", paramLabel = "BYTES", description = "The largest tensor the task's server "
+      + "accepts or allocates; a graph or request needing a larger one fails RESOURCE_EXHAUSTED naming the op and "
+      + "the shape (default: a quarter of the maximum heap, -Xmx).")
+  Long maxTensorBytes;
+
+  @Option(names = "--max_pending_recvs_per_peer", paramLabel = "N", defaultValue = "10000",
+      description = "RecvTensor calls one peer address may have waiting on the task (default: ${DEFAULT-VALUE}).")
+  int maxPendingRecvsPerPeer;
+
+  @Option(names = "--max_graphs_per_session", paramLabel = "N", defaultValue = "1000",
+      description = "Graphs one session may register on the task (default: ${DEFAULT-VALUE}).")
+  int maxGraphsPerSession;
+
+  @Option(names = "--max_connections_per_peer", paramLabel = "N", defaultValue = "256",
+      description = "Connections one peer address may hold open to the task; more are closed at once (default: ${DEFAULT-VALUE}).")
+  int maxConnectionsPerPeer;
+
+  @Option(names = "--connection_idle_secs", paramLabel = "SECONDS", defaultValue = "300",
+      description = "Close a connection that has had no call for this long (default: ${DEFAULT-VALUE}).")
+  long connectionIdleSecs;
+
+  @Option(names = "--abandoned_step_secs", paramLabel = "SECONDS", defaultValue = "60",
+      description = "Abort a step that nothing has run on the task for this long but that still holds state there "
+          + "(RecvTensor calls for a step that never comes, tensors never taken) (default: ${DEFAULT-VALUE}).")
+  long abandonedStepSecs;
+
+  ServerLimits limits() {
+    positive(maxPendingRecvsPerPeer, "--max_pending_recvs_per_peer");
+    positive(maxGraphsPerSession, "--max_graphs_per_session");
+    positive(maxConnectionsPerPeer, "--max_connections_per_peer");
+    positive(connectionIdleSecs, "--connection_idle_secs");
+    positive(abandonedStepSecs, "--abandoned_step_secs");
+    ServerLimits l = ServerLimits.DEFAULTS;
+    if (maxTensorBytes != null) {
+      positive(maxTensorBytes, "--max_tensor_bytes");
+      l = l.withMaxTensorBytes(maxTensorBytes);
+    }
+    return l.withMaxPendingRecvsPerPeer(maxPendingRecvsPerPeer).withMaxGraphsPerSession(maxGraphsPerSession)
+        .withMaxConnectionsPerPeer(maxConnectionsPerPeer).withConnectionIdle(Duration.ofSeconds(connectionIdleSecs))
+        .withAbandonedStep(Duration.ofSeconds(abandonedStepSecs));
+  }
+
+  ServerOptions serverOptions() {
+    return ServerOptions.DEFAULTS.withLimits(limits());
+  }
+
+  private static void positive(long v, String flag) {
+    if (v <= 0) {
+      throw new UserErrors.UsageException(flag + " must be positive, got " + v);
+    }
+  }
+}
