@@ -392,10 +392,12 @@ class HostileInputTest {
     int calls = UNANSWERED_RECVS;
     Map<String, AtomicInteger> outcomes = recvTensorsNoOneSends(peer, calls);
     // How many are refused depends on how fast they come: the sweep frees slots after the bound.
-    assertThat(outcomes.keySet()).containsExactlyInAnyOrder("RESOURCE_EXHAUSTED per-peer cap", "ABORTED abandoned");
-    assertThat(outcomes.get("ABORTED abandoned").get()).isGreaterThanOrEqualTo(10_000);
-    assertThat(outcomes.get("RESOURCE_EXHAUSTED per-peer cap").get() + outcomes.get("ABORTED abandoned").get())
-        .isEqualTo(calls);
+    // On a slow machine every call may find a slot freed by the sweep; none then hits the cap.
+    assertThat(outcomes.keySet()).isSubsetOf("RESOURCE_EXHAUSTED per-peer cap", "ABORTED abandoned");
+    int refused = outcomes.getOrDefault("RESOURCE_EXHAUSTED per-peer cap", new AtomicInteger()).get();
+    int aborted = outcomes.getOrDefault("ABORTED abandoned", new AtomicInteger()).get();
+    assertThat(aborted).isGreaterThanOrEqualTo(10_000);
+    assertThat(refused + aborted).isEqualTo(calls);
     awaitNoSteps(ps);
   }
 
