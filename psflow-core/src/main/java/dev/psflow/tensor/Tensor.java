@@ -36,7 +36,7 @@ public final class Tensor {
       throw new IllegalArgumentException("a tensor needs a fully defined shape, got " + shape);
     }
     int length = java.lang.reflect.Array.getLength(data);
-    if (length != shape.numElements()) {
+    if (length != shape.numElements() || overflows(shape)) {
       throw new IllegalArgumentException(
           "shape " + shape + " needs " + shape.numElements() + " elements, got " + length);
     }
@@ -45,6 +45,23 @@ public final class Tensor {
           "dtype " + dtype + " needs a " + arrayClass(dtype).getSimpleName() + ", got " + data.getClass().getSimpleName());
     }
     return new Tensor(dtype, shape, data);
+  }
+
+  /**
+   * Whether the product of the dimensions overflows a long, in which case {@link Shape#numElements}
+   * wraps around and could match the array's length ([2^32, 2^32] "holds" 0 elements); decoders
+   * hand such shapes straight from a peer's bytes.
+   */
+  private static boolean overflows(Shape shape) {
+    long n = 1;
+    for (int i = 0; i < shape.rank(); i++) {
+      long d = shape.size(i);
+      if (d != 0 && n > Long.MAX_VALUE / d) {
+        return true;
+      }
+      n *= d;
+    }
+    return false;
   }
 
   /** A zero-filled tensor (false, "" for the non-numeric types). */
