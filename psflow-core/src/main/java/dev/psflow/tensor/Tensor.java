@@ -35,8 +35,11 @@ public final class Tensor {
     if (!shape.isFullyDefined()) {
       throw new IllegalArgumentException("a tensor needs a fully defined shape, got " + shape);
     }
+    if (overflows(shape)) {
+      throw new IllegalArgumentException("shape " + shape + " has more elements than a long can count");
+    }
     int length = java.lang.reflect.Array.getLength(data);
-    if (length != shape.numElements() || overflows(shape)) {
+    if (length != shape.numElements()) {
       throw new IllegalArgumentException(
           "shape " + shape + " needs " + shape.numElements() + " elements, got " + length);
     }
