@@ -79,7 +79,9 @@ class FaultToleranceIT {
     long previous = saves.get(saves.size() - 2);
     assertThat(restored).isIn(last, previous);
     int inFlight = 2; // a step per worker may have reached the ps without its line being printed
-    assertThat(lost).isBetween(0L, (restored == last ? interval : 2 * interval) + inFlight);
+    // Checkpoints are timed (every 2 s), so the steps in one interval grow as the JVMs warm up: the
+    // steps since the last checkpoint may exceed the widest gap seen before it, but not twice over.
+    assertThat(lost).isBetween(0L, (restored == last ? 2 * interval : 3 * interval) + inFlight);
   }
 
   @Test

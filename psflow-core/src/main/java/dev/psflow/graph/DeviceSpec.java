@@ -31,7 +31,7 @@ public record DeviceSpec(String job, Integer replica, Integer task, String devic
       if (p.isEmpty()) {
         continue;
       }
-      String[] kv = p.split(":");
+      String[] kv = p.split(":", -1); // -1: ":" is two empty parts, not none
       String key = kv[0].toLowerCase(Locale.ROOT);
       try {
         if (key.equals("job") && kv.length == 2 && !kv[1].isEmpty()) {

@@ -91,7 +91,11 @@ public final class Operation implements Operand {
     return inputs;
   }
 
+  /** Input {@code i}; IllegalArgumentException naming the op when it has fewer (a GraphDef node may list too few). */
   public Output input(int i) {
+    if (i < 0 || i >= inputs.size()) {
+      throw new IllegalArgumentException("op '" + name + "' (" + type() + ") has " + inputs.size() + " inputs, no input " + i);
+    }
     return inputs.get(i);
   }
 

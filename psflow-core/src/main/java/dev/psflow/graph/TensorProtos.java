@@ -27,6 +27,9 @@ import java.util.List;
  * }</pre>
  */
 public final class TensorProtos {
+  /** The most bytes a tensor may take that TensorFlow's repeat-the-last-value encoding expands. */
+  static final long MAX_FILL_BYTES = Runtime.getRuntime().maxMemory() / 4;
+
   private TensorProtos() {}
 
   /** The tensor as a TensorProto: numeric and bool data in tensor_content, strings in string_val. */
@@ -127,6 +130,12 @@ public final class TensorProtos {
     if (given > n) {
       throw new IllegalArgumentException("a " + dtype + " tensor of " + n + " elements has " + given + " values");
     }
+    // A few bytes declare a splat of any size; past a quarter of the heap it is an attack, not a constant.
+    long bytes = (long) n * dtype.byteSize();
+    if (given < n && bytes > MAX_FILL_BYTES) {
+      throw new IllegalArgumentException("a " + dtype + " tensor of " + n + " elements (" + bytes + " bytes) filled from "
+          + given + " values is larger than a quarter of the heap (" + MAX_FILL_BYTES + " bytes)");
+    }
     Object a = Tensor.zeros(dtype, Shape.of(n)).data();
     for (int i = 0; i < n && given > 0; i++) {
       int j = Math.min(i, given - 1);
@@ -173,7 +182,8 @@ public final class TensorProtos {
   }
 
   public static ResourceHandle fromProto(ResourceHandleProto p) {
-    if (p.equals(ResourceHandleProto.getDefaultInstance())) {
+    // by its fields, not equals(): a message carrying only unknown fields is still the null handle
+    if (p.getDevice().isEmpty() && p.getContainer().isEmpty() && p.getName().isEmpty()) {
       return null;
     }
     return new ResourceHandle(p.getDevice(), p.getContainer(), p.getName());

@@ -35,6 +35,9 @@ public final class Tensor {
     if (!shape.isFullyDefined()) {
       throw new IllegalArgumentException("a tensor needs a fully defined shape, got " + shape);
     }
+    if (overflows(shape)) {
+      throw new IllegalArgumentException("shape " + shape + " has more elements than a long can count");
+    }
     int length = java.lang.reflect.Array.getLength(data);
     if (length != shape.numElements()) {
       throw new IllegalArgumentException(
@@ -45,6 +48,23 @@ public final class Tensor {
           "dtype " + dtype + " needs a " + arrayClass(dtype).getSimpleName() + ", got " + data.getClass().getSimpleName());
     }
     return new Tensor(dtype, shape, data);
+  }
+
+  /**
+   * Whether the product of the dimensions overflows a long, in which case {@link Shape#numElements}
+   * wraps around and could match the array's length ([2^32, 2^32] "holds" 0 elements); decoders
+   * hand such shapes straight from a peer's bytes.
+   */
+  private static boolean overflows(Shape shape) {
+    long n = 1;
+    for (int i = 0; i < shape.rank(); i++) {
+      long d = shape.size(i);
+      if (d != 0 && n > Long.MAX_VALUE / d) {
+        return true;
+      }
+      n *= d;
+    }
+    return false;
   }
 
   /** A zero-filled tensor (false, "" for the non-numeric types). */

@@ -133,4 +133,22 @@ class TensorProtosTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  void aShapeWhoseElementCountOverflowsIsRefused() {
+    TensorProto p = TensorProto.newBuilder().setDtype(DataType.DT_FLOAT)
+        .setTensorShape(TensorProtos.toProto(Shape.of(1L << 32, 1L << 32))).build();
+    assertThatThrownBy(() -> TensorProtos.fromProto(p)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[4294967296,4294967296]");
+  }
+
+  @Test
+  void aSplatLargerThanAQuarterOfTheHeapIsRefusedBeforeAllocating() {
+    long n = TensorProtos.MAX_FILL_BYTES / 8 + 1;
+    org.junit.jupiter.api.Assumptions.assumeTrue(n < Integer.MAX_VALUE - 8, "a heap this large fills any int-indexed tensor");
+    TensorProto p = TensorProto.newBuilder().setDtype(DataType.DT_DOUBLE)
+        .setTensorShape(TensorProtos.toProto(Shape.of(n))).addDoubleVal(1).build();
+    assertThatThrownBy(() -> TensorProtos.fromProto(p)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("larger than a quarter of the heap");
+  }
 }

@@ -15,6 +15,7 @@ import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -127,6 +128,8 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw StatusException.notFound("checkpoint " + prefix.getFileName() + " not found: no index " + file);
+    } catch (CharacterCodingException e) {
+      throw new StatusException(Code.DATA_LOSS, "corrupt checkpoint index " + file + ": not UTF-8 text", e);
     } catch (IOException e) {
       throw StatusException.internal("cannot read checkpoint index " + file + ": " + e, e);
     }
@@ -138,7 +141,7 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
       List<Shard> shards = new ArrayList<>();
       for (JsonElement s : root.getAsJsonArray("shards")) {
         JsonObject o = s.getAsJsonObject();
-        shards.add(new Shard(o.get("file").getAsString(), o.get("device").getAsString(), o.get("bytes").getAsLong(),
+        shards.add(new Shard(fileName(o.get("file").getAsString()), o.get("device").getAsString(), o.get("bytes").getAsLong(),
             o.get("data_crc32c").getAsString()));
       }
       Map<String, Entry> variables = new LinkedHashMap<>();
@@ -157,6 +160,15 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
     } catch (RuntimeException e) { // Gson's parse errors, missing fields (NullPointerException), wrong kinds
       throw new StatusException(Code.DATA_LOSS, "corrupt checkpoint index " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /** A shard is a file beside its index: a path that leaves the directory (or is none) makes the index corrupt. */
+  private static String fileName(String file) {
+    if (file.isEmpty() || file.equals(".") || file.equals("..") || file.contains("/") || file.contains("\\")
+        || file.indexOf('\0') >= 0) {
+      throw new IllegalStateException("shard file '" + file + "' is not a file name in the checkpoint's directory");
+    }
+    return file;
   }
 
   /**

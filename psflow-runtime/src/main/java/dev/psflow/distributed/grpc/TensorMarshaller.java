@@ -1,6 +1,7 @@
 package dev.psflow.distributed.grpc;
 
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.RecvTensorResponse;
 import dev.psflow.proto.TensorProto;
@@ -55,6 +56,8 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
   public Tensor parse(InputStream in) {
     try {
       return new Reader(in).read();
+    } catch (InvalidProtocolBufferException e) {
+      throw Status.INVALID_ARGUMENT.withDescription("malformed tensor: " + e.getMessage()).withCause(e).asRuntimeException();
     } catch (IOException e) {
       throw Status.INTERNAL.withDescription("cannot read a tensor: " + e.getMessage()).withCause(e).asRuntimeException();
     } catch (IllegalArgumentException e) {
@@ -148,6 +151,8 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
   private static final class Reader {
     private final InputStream in;
     private long read;
+    /** Where the tensor field ends (bytes from the start), -1 before it begins. */
+    private long end = -1;
 
     Reader(InputStream in) {
       this.in = in;
@@ -158,7 +163,6 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
       Object content = null;
       int dtypeNumber = 0;
       TensorShapeProto shape = TensorShapeProto.getDefaultInstance();
-      long end = -1;
       while (true) {
         long tag = end < 0 ? varintOrEnd() : (read < end ? varint() : -1);
         if (tag < 0) {
@@ -172,6 +176,7 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
             throw new IllegalArgumentException("a RecvTensorResponse has field " + field + " of wire type " + wire);
           }
           long len = varint();
+          requireFollowing(len);
           end = read + len;
           continue;
         }
@@ -206,6 +211,7 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
       if (bytes % width != 0 || bytes / width > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("tensor_content of " + bytes + " bytes is no whole number of " + dtype);
       }
+      requireFollowing(bytes);
       int n = (int) (bytes / width);
       Object array = switch (dtype) {
         case FLOAT32 -> new float[n];
@@ -265,9 +271,24 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<Tensor> {
       if (n < 0 || n > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("a field of " + n + " bytes");
       }
+      requireFollowing(n);
       byte[] b = new byte[(int) n];
       readFully(b, b.length);
       return b;
+    }
+
+    /**
+     * A declared length must fit in what follows: in the tensor field, and in the message when the
+     * stream knows its length (gRPC's do). Checked before allocating, so a few bytes that declare
+     * a 2 GB field cost nothing.
+     */
+    private void requireFollowing(long n) throws IOException {
+      if (n < 0 || (end >= 0 && n > end - read)) {
+        throw new IllegalArgumentException("a field of " + n + " bytes runs past the end of the tensor field");
+      }
+      if (in instanceof KnownLength && n > in.available()) {
+        throw new IllegalArgumentException("a field of " + n + " bytes, but the message ends after " + in.available());
+      }
     }
 
     private void readFully(byte[] b, int n) throws IOException {

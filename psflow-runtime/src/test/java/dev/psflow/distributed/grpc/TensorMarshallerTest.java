@@ -109,4 +109,20 @@ class TensorMarshallerTest {
     }
     return out.toByteArray();
   }
+
+  /** gRPC's message streams know their length; a declared length past it is refused before any allocation. */
+  @Test
+  void aDeclaredLengthLongerThanTheMessageAllocatesNothing() {
+    final class Message extends ByteArrayInputStream implements io.grpc.KnownLength {
+      Message(byte[] b) {
+        super(b);
+      }
+    }
+    // tensor{dtype: DT_FLOAT, tensor_content: <2147483640 bytes declared, none sent>}
+    byte[] bomb = {0x0a, 0x08, 0x08, 0x01, 0x22, (byte) 0xf8, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07};
+    assertThatThrownBy(() -> M.parse(new Message(bomb)))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("a field of 2147483640 bytes");
+  }
 }
