@@ -2,6 +2,7 @@ package dev.psflow.tensor;
 
 import static dev.psflow.tensor.GemmMicroKernel.MR;
 import static dev.psflow.tensor.GemmMicroKernel.NR;
+import static dev.psflow.tensor.GemmMicroKernel.VL;
 import static dev.psflow.tensor.GemmPacking.KC_MAX;
 import static dev.psflow.tensor.GemmPacking.NC_MAX;
 import static dev.psflow.tensor.GemmPacking.SCRATCH;
@@ -51,12 +52,15 @@ final class GemmFloat {
       float[] out = direct ? c : tile;
       int outBase = direct ? cBase + jr : 0;
       int outLd = direct ? ldc : NR;
+      boolean addOut = direct && add;
       if (w == NR) {
-        GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
+        GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == 2 * VL) {
+        GemmMicroKernel.medium(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == VL) {
+        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else {
-        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
+        GemmMicroKernel.half(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       }
       if (!direct) {
         GemmPacking.mergeCTile(tile, c, cBase + jr, ldc, mr, nr, add);
