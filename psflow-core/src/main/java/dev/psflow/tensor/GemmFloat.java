@@ -48,12 +48,16 @@ final class GemmFloat {
     for (int jr = 0; jr < nc; jr += NR) {
       int w = GemmPacking.panelWidth(nc - jr);
       int nr = Math.min(w, nc - jr);
-      boolean direct = mr == MR && nr == w;
+      // A strip of at most 4 rows (the last of m = 100) takes the 4-row wide kernel.
+      boolean four = mr <= 4 && w == NR;
+      boolean direct = (mr == MR || four && mr == 4) && nr == w;
       float[] out = direct ? c : tile;
       int outBase = direct ? cBase + jr : 0;
       int outLd = direct ? ldc : NR;
       boolean addOut = direct && add;
-      if (w == NR) {
+      if (four) {
+        GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == NR) {
         GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else if (w == 2 * VL) {
         GemmMicroKernel.medium(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);

@@ -371,4 +371,75 @@ final class GemmMicroKernel {
     c7.intoArray(c, o7);
   }
 
+
+  /**
+   * C[4 x NR] (+)= A[4 x kc] * Bpanel[kc x NR]: {@link #wide} for a last strip of at most 4 rows
+   * (the 4 left of 100 = 12 x 8 + 4), which would otherwise compute 8 rows for 4. It reads the
+   * same 8-row packed A strip, whose rows past 4 it ignores.
+   */
+  static void wide4(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
+      float[] c, int cBase, int ldc, boolean add) {
+    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
+    FloatVector c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    if (add) {
+      c00 = FloatVector.fromArray(S, c, o0);
+      c01 = FloatVector.fromArray(S, c, o0 + VL);
+      c02 = FloatVector.fromArray(S, c, o0 + 2 * VL);
+      c10 = FloatVector.fromArray(S, c, o1);
+      c11 = FloatVector.fromArray(S, c, o1 + VL);
+      c12 = FloatVector.fromArray(S, c, o1 + 2 * VL);
+      c20 = FloatVector.fromArray(S, c, o2);
+      c21 = FloatVector.fromArray(S, c, o2 + VL);
+      c22 = FloatVector.fromArray(S, c, o2 + 2 * VL);
+      c30 = FloatVector.fromArray(S, c, o3);
+      c31 = FloatVector.fromArray(S, c, o3 + VL);
+      c32 = FloatVector.fromArray(S, c, o3 + 2 * VL);
+    } else {
+      c00 = FloatVector.zero(S);
+      c01 = c00; c02 = c00; c10 = c00; c11 = c00; c12 = c00; c20 = c00; c21 = c00;
+      c22 = c00; c30 = c00; c31 = c00; c32 = c00;
+    }
+    if (aRows) {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += 3 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector b2 = FloatVector.fromArray(S, bp, ib + 2 * VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01); c02 = x.fma(b2, c02);
+        x = FloatVector.broadcast(S, ap[ia + ROW]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11); c12 = x.fma(b2, c12);
+        x = FloatVector.broadcast(S, ap[ia + 2 * ROW]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21); c22 = x.fma(b2, c22);
+        x = FloatVector.broadcast(S, ap[ia + 3 * ROW]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31); c32 = x.fma(b2, c32);
+      }
+    } else {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += 3 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector b2 = FloatVector.fromArray(S, bp, ib + 2 * VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01); c02 = x.fma(b2, c02);
+        x = FloatVector.broadcast(S, ap[ia + 1]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11); c12 = x.fma(b2, c12);
+        x = FloatVector.broadcast(S, ap[ia + 2]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21); c22 = x.fma(b2, c22);
+        x = FloatVector.broadcast(S, ap[ia + 3]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31); c32 = x.fma(b2, c32);
+      }
+    }
+    c00.intoArray(c, o0);
+    c01.intoArray(c, o0 + VL);
+    c02.intoArray(c, o0 + 2 * VL);
+    c10.intoArray(c, o1);
+    c11.intoArray(c, o1 + VL);
+    c12.intoArray(c, o1 + 2 * VL);
+    c20.intoArray(c, o2);
+    c21.intoArray(c, o2 + VL);
+    c22.intoArray(c, o2 + 2 * VL);
+    c30.intoArray(c, o3);
+    c31.intoArray(c, o3 + VL);
+    c32.intoArray(c, o3 + 2 * VL);
+  }
+
 }

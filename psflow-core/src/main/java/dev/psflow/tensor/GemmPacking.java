@@ -163,17 +163,22 @@ final class GemmPacking {
     }
   }
 
-  /** C[mr x nr] (+)= the top-left corner of the C tile (row stride NR). */
+  /**
+   * C[mr x nr] (+)= the top-left corner of the C tile (row stride NR). Plain loops, not
+   * System.arraycopy: the rows are short (a 10-class output merges 10 floats a row, every strip)
+   * and the copy stub's call cost more than the copy.
+   */
   static void mergeCTile(float[] tile, float[] c, int cBase, int ldc, int mr, int nr,
       boolean add) {
-    for (int i = 0; i < mr; i++, cBase += ldc) {
-      int t = i * NR;
+    for (int i = 0, t = 0; i < mr; i++, cBase += ldc, t += NR) {
       if (add) {
         for (int j = 0; j < nr; j++) {
           c[cBase + j] += tile[t + j];
         }
       } else {
-        System.arraycopy(tile, t, c, cBase, nr);
+        for (int j = 0; j < nr; j++) {
+          c[cBase + j] = tile[t + j];
+        }
       }
     }
   }

@@ -44,7 +44,9 @@ class GemmTest {
         {33, 513, 50}, {100, 100, 304}, {100, 784, 100},
         // Last panels of every width (on AVX-512: 8, 16, 32 and a cut 48), each filled exactly
         // and cut short, with M off the 8-row strips and K past one block.
-        {13, 300, 56}, {8, 64, 80}, {12, 17, 9}, {1, 600, 97}, {20, 1, 33}, {9, 258, 75}};
+        {13, 300, 56}, {8, 64, 80}, {12, 17, 9}, {1, 600, 97}, {20, 1, 33}, {9, 258, 75},
+        // Strips of at most 4 rows take a 4-row kernel: exactly 4, fewer, and after full strips.
+        {4, 20, 96}, {3, 300, 100}, {12, 40, 150}};
     List<Arguments> out = new ArrayList<>();
     for (int[] s : shapes) {
       for (int t = 0; t < 4; t++) {
