@@ -8,6 +8,11 @@ import jdk.incubator.vector.VectorSpecies;
  * The single-precision inner kernels of {@link Gemm}: one tile of {@link #MR} rows of C by one
  * packed panel of B, summed over one K block. Package-private; stateless, so thread-safe.
  *
+ * <p>One kernel per panel width, so that the last panel of a row of C computes little padding:
+ * {@link #wide} (NR = 3 vectors) for all full panels, then {@link #medium} (2 vectors),
+ * {@link #narrow} (1) or {@link #half} (half a vector) for what is left; {@link #wide4} takes
+ * a last strip of at most 4 rows. For m = n = 100 that turns 104 x 112 computed into 100 x 104.
+ *
  * <p>Both operands come packed by {@link GemmPacking}. A B panel holds, for each kk, its NR (or
  * VL) column values contiguously. An A strip comes in one of two layouts, whichever its source
  * copies into without a transpose: row-major A as {@link #MR} rows {@link #ROW} floats apart,
