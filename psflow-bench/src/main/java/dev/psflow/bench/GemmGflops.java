@@ -1,6 +1,9 @@
 package dev.psflow.bench;
 
 import dev.psflow.bench.GemmBenchmark.Problem;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -11,9 +14,15 @@ import java.util.Locale;
  * each figure is the median of 21 timed batches filling {@code seconds-per-shape} (default 1),
  * after a warm-up of all shapes.
  *
+ * <p>With {@code --baseline} first, it also times the kernel as it was before issue 9's rework
+ * ({@code dev.psflow.bench.baseline}), alternating batches of the two so that both see the same
+ * load, and prints their ratio: on a shared machine only such same-run ratios are comparable.
+ * With {@code --cpu-time} it divides by the thread's CPU time instead of wall time, which leaves
+ * out the time other processes held the core (though not their effect on the shared caches).
+ *
  * <pre>{@code
  * java --add-modules jdk.incubator.vector -cp psflow-bench/target/psflow-bench.jar \
- *     dev.psflow.bench.GemmGflops [seconds-per-shape] [shape ...]
+ *     dev.psflow.bench.GemmGflops [--baseline] [--cpu-time] [seconds-per-shape] [shape ...]
  * }</pre>
  */
 public final class GemmGflops {
@@ -22,40 +31,74 @@ public final class GemmGflops {
   private static final int BATCHES = 21;
   private static final int WARMUP_ROUNDS = 3;
 
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  /** Time by this thread's CPU time rather than the wall clock: see the class comment. */
+  private static boolean cpuTime;
+
   private GemmGflops() {}
 
   public static void main(String[] args) {
-    double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
-    List<String> shapes = args.length > 1 ? Arrays.asList(args).subList(1, args.length) : SHAPES;
+    List<String> rest = new ArrayList<>(Arrays.asList(args));
+    boolean baseline = rest.remove("--baseline");
+    cpuTime = rest.remove("--cpu-time");
+    double seconds = !rest.isEmpty() ? Double.parseDouble(rest.get(0)) : 1.0;
+    List<String> shapes = rest.size() > 1 ? rest.subList(1, rest.size()) : SHAPES;
     List<Problem> problems = shapes.stream().map(Problem::parse).toList();
     // Warm every shape before timing any: C2 compiles the kernels late (several seconds on a
     // busy machine), and the Vector API runs ~100x slower until it has.
     for (int round = 0; round < WARMUP_ROUNDS; round++) {
       for (Problem p : problems) {
         repeatFor(p::gemm, seconds / 2);
+        if (baseline) {
+          repeatFor(p::baseline, seconds / 2);
+        }
         repeatFor(p::naive, seconds / 4);
       }
     }
-    System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s%n",
-        "shape (MxKxN)", "Gemm GF/s", "naive GF/s", "ratio");
+    if (baseline) {
+      System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s %12s%n",
+          "shape (MxKxN)", "Gemm GF/s", "before GF/s", "ratio", "naive GF/s");
+    } else {
+      System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s%n",
+          "shape (MxKxN)", "Gemm GF/s", "naive GF/s", "ratio");
+    }
     for (Problem p : problems) {
-      double fast = gflops(p, p::gemm, seconds);
-      double slow = gflops(p, p::naive, seconds / 2);
-      System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.1fx%n",
-          p.name(), fast, slow, fast / slow);
+      if (baseline) {
+        double[] both = gflops(p, seconds, p::gemm, p::baseline);
+        double slow = gflops(p, seconds / 2, p::naive)[0];
+        System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.2fx %12.1f%n",
+            p.name(), both[0], both[1], both[0] / both[1], slow);
+      } else {
+        double fast = gflops(p, seconds, p::gemm)[0];
+        double slow = gflops(p, seconds / 2, p::naive)[0];
+        System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.1fx%n",
+            p.name(), fast, slow, fast / slow);
+      }
     }
   }
 
-  /** Median GFLOP/s over BATCHES batches that together take about {@code seconds}. */
-  private static double gflops(Problem p, Runnable op, double seconds) {
-    long once = Math.max(1, time(op, 1));
-    int reps = (int) Math.max(1, seconds * 1e9 / BATCHES / once);
-    double[] rates = new double[BATCHES];
-    for (int i = 0; i < BATCHES; i++) {
-      rates[i] = p.flops() * reps / time(op, reps);
+  /**
+   * Median GFLOP/s of each op over BATCHES batches per op that together take about
+   * {@code seconds} per op; the ops' batches alternate, so a change of load hits them alike.
+   */
+  private static double[] gflops(Problem p, double seconds, Runnable... ops) {
+    int[] reps = new int[ops.length];
+    double[][] rates = new double[ops.length][BATCHES];
+    for (int o = 0; o < ops.length; o++) {
+      long once = Math.max(1, time(ops[o], 1));
+      reps[o] = (int) Math.max(1, seconds * 1e9 / BATCHES / once);
     }
-    Arrays.sort(rates);
-    return rates[BATCHES / 2];
+    for (int i = 0; i < BATCHES; i++) {
+      for (int o = 0; o < ops.length; o++) {
+        rates[o][i] = p.flops() * reps[o] / time(ops[o], reps[o]);
+      }
+    }
+    double[] medians = new double[ops.length];
+    for (int o = 0; o < ops.length; o++) {
+      Arrays.sort(rates[o]);
+      medians[o] = rates[o][BATCHES / 2];
+    }
+    return medians;
   }
 
   private static void repeatFor(Runnable op, double seconds) {
@@ -66,10 +109,14 @@ public final class GemmGflops {
   }
 
   private static long time(Runnable op, int reps) {
-    long start = System.nanoTime();
+    long start = now();
     for (int i = 0; i < reps; i++) {
       op.run();
     }
-    return System.nanoTime() - start;
+    return Math.max(1, now() - start);
+  }
+
+  private static long now() {
+    return cpuTime ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
   }
 }

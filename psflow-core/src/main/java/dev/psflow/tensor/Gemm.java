@@ -15,7 +15,7 @@ package dev.psflow.tensor;
  * <p>The float path follows GotoBLAS: K is cut into balanced blocks of at most 256, op(B) is
  * packed into panels of three vectors' width (48 columns on AVX-512, 24 on AVX2), each 8-row
  * strip of op(A) is packed next to it, and a micro-kernel keeps its 8 x 48 tile of C in
- * registers while it streams both. Products too small to repay packing take a scalar loop.
+ * registers while it streams both (narrower kernels take the last panel and a short last strip). Products too small to repay packing take a scalar loop.
  * Without the Vector API, larger products take {@link GemmPlain}'s blocked i-k-j loops instead:
  * the same results to rounding, several times slower.
  *

@@ -2,6 +2,7 @@ package dev.psflow.tensor;
 
 import static dev.psflow.tensor.GemmMicroKernel.MR;
 import static dev.psflow.tensor.GemmMicroKernel.NR;
+import static dev.psflow.tensor.GemmMicroKernel.VL;
 import static dev.psflow.tensor.GemmPacking.KC_MAX;
 import static dev.psflow.tensor.GemmPacking.NC_MAX;
 import static dev.psflow.tensor.GemmPacking.SCRATCH;
@@ -47,16 +48,23 @@ final class GemmFloat {
     for (int jr = 0; jr < nc; jr += NR) {
       int w = GemmPacking.panelWidth(nc - jr);
       int nr = Math.min(w, nc - jr);
-      boolean direct = mr == MR && nr == w;
+      // A strip of at most 4 rows (the last of m = 100) takes the 4-row wide kernel.
+      boolean four = mr <= 4 && w == NR;
+      boolean direct = (mr == MR || four && mr == 4) && nr == w;
       float[] out = direct ? c : tile;
       int outBase = direct ? cBase + jr : 0;
       int outLd = direct ? ldc : NR;
-      if (w == NR) {
-        GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
+      boolean addOut = direct && add;
+      if (four) {
+        GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == NR) {
+        GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == 2 * VL) {
+        GemmMicroKernel.medium(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == VL) {
+        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else {
-        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd,
-            direct && add);
+        GemmMicroKernel.half(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       }
       if (!direct) {
         GemmPacking.mergeCTile(tile, c, cBase + jr, ldc, mr, nr, add);

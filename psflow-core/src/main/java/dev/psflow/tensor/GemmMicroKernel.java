@@ -1,11 +1,17 @@
 package dev.psflow.tensor;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The single-precision inner kernels of {@link Gemm}: one tile of {@link #MR} rows of C by one
  * packed panel of B, summed over one K block. Package-private; stateless, so thread-safe.
+ *
+ * <p>One kernel per panel width, so that the last panel of a row of C computes little padding:
+ * {@link #wide} (NR = 3 vectors) for all full panels, then {@link #medium} (2 vectors),
+ * {@link #narrow} (1) or {@link #half} (half a vector) for what is left; {@link #wide4} takes
+ * a last strip of at most 4 rows. For m = n = 100 that turns 104 x 112 computed into 100 x 104.
  *
  * <p>Both operands come packed by {@link GemmPacking}. A B panel holds, for each kk, its NR (or
  * VL) column values contiguously. An A strip comes in one of two layouts, whichever its source
@@ -29,6 +35,11 @@ final class GemmMicroKernel {
   static final int VL = S.length();
   /** Rows of C per tile. */
   static final int MR = 8;
+  /** Half-width vectors, for the narrowest last panels. */
+  static final VectorSpecies<Float> H = VectorSpecies.of(float.class,
+      VectorShape.forBitSize(Math.max(64, S.vectorBitSize() / 2)));
+  /** Floats per half-width vector: 8 on AVX-512, 4 on AVX2. */
+  static final int HL = H.length();
   /** Columns of a full panel of packed B: three vectors. */
   static final int NR = 3 * VL;
   /** Distance between rows of a row-major packed A strip: the largest K block. */
@@ -210,4 +221,230 @@ final class GemmMicroKernel {
     c6.intoArray(c, o6);
     c7.intoArray(c, o7);
   }
+
+  /**
+   * C[8 x 2VL] (+)= A[8 x kc] * Bpanel[kc x 2VL], for a last panel of VL+1 to 2VL columns (the
+   * 32 left of 512 = 10 x 48 + 32): the wide kernel would spend a third of its work on padding.
+   */
+  static void medium(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
+      float[] c, int cBase, int ldc, boolean add) {
+    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
+    int o4 = o3 + ldc, o5 = o4 + ldc, o6 = o5 + ldc, o7 = o6 + ldc;
+    FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
+    FloatVector c40, c41, c50, c51, c60, c61, c70, c71;
+    if (add) {
+      c00 = FloatVector.fromArray(S, c, o0);
+      c01 = FloatVector.fromArray(S, c, o0 + VL);
+      c10 = FloatVector.fromArray(S, c, o1);
+      c11 = FloatVector.fromArray(S, c, o1 + VL);
+      c20 = FloatVector.fromArray(S, c, o2);
+      c21 = FloatVector.fromArray(S, c, o2 + VL);
+      c30 = FloatVector.fromArray(S, c, o3);
+      c31 = FloatVector.fromArray(S, c, o3 + VL);
+      c40 = FloatVector.fromArray(S, c, o4);
+      c41 = FloatVector.fromArray(S, c, o4 + VL);
+      c50 = FloatVector.fromArray(S, c, o5);
+      c51 = FloatVector.fromArray(S, c, o5 + VL);
+      c60 = FloatVector.fromArray(S, c, o6);
+      c61 = FloatVector.fromArray(S, c, o6 + VL);
+      c70 = FloatVector.fromArray(S, c, o7);
+      c71 = FloatVector.fromArray(S, c, o7 + VL);
+    } else {
+      c00 = FloatVector.zero(S);
+      c01 = c00; c10 = c00; c11 = c00; c20 = c00; c21 = c00; c30 = c00; c31 = c00;
+      c40 = c00; c41 = c00; c50 = c00; c51 = c00; c60 = c00; c61 = c00; c70 = c00;
+      c71 = c00;
+    }
+    if (aRows) {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += 2 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01);
+        x = FloatVector.broadcast(S, ap[ia + ROW]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11);
+        x = FloatVector.broadcast(S, ap[ia + 2 * ROW]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21);
+        x = FloatVector.broadcast(S, ap[ia + 3 * ROW]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31);
+        x = FloatVector.broadcast(S, ap[ia + 4 * ROW]);
+        c40 = x.fma(b0, c40); c41 = x.fma(b1, c41);
+        x = FloatVector.broadcast(S, ap[ia + 5 * ROW]);
+        c50 = x.fma(b0, c50); c51 = x.fma(b1, c51);
+        x = FloatVector.broadcast(S, ap[ia + 6 * ROW]);
+        c60 = x.fma(b0, c60); c61 = x.fma(b1, c61);
+        x = FloatVector.broadcast(S, ap[ia + 7 * ROW]);
+        c70 = x.fma(b0, c70); c71 = x.fma(b1, c71);
+      }
+    } else {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += 2 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01);
+        x = FloatVector.broadcast(S, ap[ia + 1]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11);
+        x = FloatVector.broadcast(S, ap[ia + 2]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21);
+        x = FloatVector.broadcast(S, ap[ia + 3]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31);
+        x = FloatVector.broadcast(S, ap[ia + 4]);
+        c40 = x.fma(b0, c40); c41 = x.fma(b1, c41);
+        x = FloatVector.broadcast(S, ap[ia + 5]);
+        c50 = x.fma(b0, c50); c51 = x.fma(b1, c51);
+        x = FloatVector.broadcast(S, ap[ia + 6]);
+        c60 = x.fma(b0, c60); c61 = x.fma(b1, c61);
+        x = FloatVector.broadcast(S, ap[ia + 7]);
+        c70 = x.fma(b0, c70); c71 = x.fma(b1, c71);
+      }
+    }
+    c00.intoArray(c, o0);
+    c01.intoArray(c, o0 + VL);
+    c10.intoArray(c, o1);
+    c11.intoArray(c, o1 + VL);
+    c20.intoArray(c, o2);
+    c21.intoArray(c, o2 + VL);
+    c30.intoArray(c, o3);
+    c31.intoArray(c, o3 + VL);
+    c40.intoArray(c, o4);
+    c41.intoArray(c, o4 + VL);
+    c50.intoArray(c, o5);
+    c51.intoArray(c, o5 + VL);
+    c60.intoArray(c, o6);
+    c61.intoArray(c, o6 + VL);
+    c70.intoArray(c, o7);
+    c71.intoArray(c, o7 + VL);
+  }
+
+  /**
+   * C[8 x VL/2] (+)= A[8 x kc] * Bpanel[kc x VL/2], for a last panel of at most VL/2 columns
+   * (the 4 left of 100 = 2 x 48 + 4): on cores that split wide vectors into halves (Zen 4 runs a
+   * 512-bit FMA as two 256-bit ones) half-width FMAs cost half, and the 4 useful columns are
+   * most of what is computed.
+   */
+  static void half(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
+      float[] c, int cBase, int ldc, boolean add) {
+    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
+    int o4 = o3 + ldc, o5 = o4 + ldc, o6 = o5 + ldc, o7 = o6 + ldc;
+    FloatVector c0, c1, c2, c3;
+    FloatVector c4, c5, c6, c7;
+    if (add) {
+      c0 = FloatVector.fromArray(H, c, o0);
+      c1 = FloatVector.fromArray(H, c, o1);
+      c2 = FloatVector.fromArray(H, c, o2);
+      c3 = FloatVector.fromArray(H, c, o3);
+      c4 = FloatVector.fromArray(H, c, o4);
+      c5 = FloatVector.fromArray(H, c, o5);
+      c6 = FloatVector.fromArray(H, c, o6);
+      c7 = FloatVector.fromArray(H, c, o7);
+    } else {
+      c0 = FloatVector.zero(H);
+      c1 = c0; c2 = c0; c3 = c0; c4 = c0; c5 = c0; c6 = c0; c7 = c0;
+    }
+    if (aRows) {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += HL) {
+        FloatVector b0 = FloatVector.fromArray(H, bp, ib);
+        c0 = FloatVector.broadcast(H, ap[ia]).fma(b0, c0);
+        c1 = FloatVector.broadcast(H, ap[ia + ROW]).fma(b0, c1);
+        c2 = FloatVector.broadcast(H, ap[ia + 2 * ROW]).fma(b0, c2);
+        c3 = FloatVector.broadcast(H, ap[ia + 3 * ROW]).fma(b0, c3);
+        c4 = FloatVector.broadcast(H, ap[ia + 4 * ROW]).fma(b0, c4);
+        c5 = FloatVector.broadcast(H, ap[ia + 5 * ROW]).fma(b0, c5);
+        c6 = FloatVector.broadcast(H, ap[ia + 6 * ROW]).fma(b0, c6);
+        c7 = FloatVector.broadcast(H, ap[ia + 7 * ROW]).fma(b0, c7);
+      }
+    } else {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += HL) {
+        FloatVector b0 = FloatVector.fromArray(H, bp, ib);
+        c0 = FloatVector.broadcast(H, ap[ia]).fma(b0, c0);
+        c1 = FloatVector.broadcast(H, ap[ia + 1]).fma(b0, c1);
+        c2 = FloatVector.broadcast(H, ap[ia + 2]).fma(b0, c2);
+        c3 = FloatVector.broadcast(H, ap[ia + 3]).fma(b0, c3);
+        c4 = FloatVector.broadcast(H, ap[ia + 4]).fma(b0, c4);
+        c5 = FloatVector.broadcast(H, ap[ia + 5]).fma(b0, c5);
+        c6 = FloatVector.broadcast(H, ap[ia + 6]).fma(b0, c6);
+        c7 = FloatVector.broadcast(H, ap[ia + 7]).fma(b0, c7);
+      }
+    }
+    c0.intoArray(c, o0);
+    c1.intoArray(c, o1);
+    c2.intoArray(c, o2);
+    c3.intoArray(c, o3);
+    c4.intoArray(c, o4);
+    c5.intoArray(c, o5);
+    c6.intoArray(c, o6);
+    c7.intoArray(c, o7);
+  }
+
+
+  /**
+   * C[4 x NR] (+)= A[4 x kc] * Bpanel[kc x NR]: {@link #wide} for a last strip of at most 4 rows
+   * (the 4 left of 100 = 12 x 8 + 4), which would otherwise compute 8 rows for 4. It reads the
+   * same 8-row packed A strip, whose rows past 4 it ignores.
+   */
+  static void wide4(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
+      float[] c, int cBase, int ldc, boolean add) {
+    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
+    FloatVector c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+    if (add) {
+      c00 = FloatVector.fromArray(S, c, o0);
+      c01 = FloatVector.fromArray(S, c, o0 + VL);
+      c02 = FloatVector.fromArray(S, c, o0 + 2 * VL);
+      c10 = FloatVector.fromArray(S, c, o1);
+      c11 = FloatVector.fromArray(S, c, o1 + VL);
+      c12 = FloatVector.fromArray(S, c, o1 + 2 * VL);
+      c20 = FloatVector.fromArray(S, c, o2);
+      c21 = FloatVector.fromArray(S, c, o2 + VL);
+      c22 = FloatVector.fromArray(S, c, o2 + 2 * VL);
+      c30 = FloatVector.fromArray(S, c, o3);
+      c31 = FloatVector.fromArray(S, c, o3 + VL);
+      c32 = FloatVector.fromArray(S, c, o3 + 2 * VL);
+    } else {
+      c00 = FloatVector.zero(S);
+      c01 = c00; c02 = c00; c10 = c00; c11 = c00; c12 = c00; c20 = c00; c21 = c00;
+      c22 = c00; c30 = c00; c31 = c00; c32 = c00;
+    }
+    if (aRows) {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += 3 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector b2 = FloatVector.fromArray(S, bp, ib + 2 * VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01); c02 = x.fma(b2, c02);
+        x = FloatVector.broadcast(S, ap[ia + ROW]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11); c12 = x.fma(b2, c12);
+        x = FloatVector.broadcast(S, ap[ia + 2 * ROW]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21); c22 = x.fma(b2, c22);
+        x = FloatVector.broadcast(S, ap[ia + 3 * ROW]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31); c32 = x.fma(b2, c32);
+      }
+    } else {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += 3 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector b2 = FloatVector.fromArray(S, bp, ib + 2 * VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01); c02 = x.fma(b2, c02);
+        x = FloatVector.broadcast(S, ap[ia + 1]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11); c12 = x.fma(b2, c12);
+        x = FloatVector.broadcast(S, ap[ia + 2]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21); c22 = x.fma(b2, c22);
+        x = FloatVector.broadcast(S, ap[ia + 3]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31); c32 = x.fma(b2, c32);
+      }
+    }
+    c00.intoArray(c, o0);
+    c01.intoArray(c, o0 + VL);
+    c02.intoArray(c, o0 + 2 * VL);
+    c10.intoArray(c, o1);
+    c11.intoArray(c, o1 + VL);
+    c12.intoArray(c, o1 + 2 * VL);
+    c20.intoArray(c, o2);
+    c21.intoArray(c, o2 + VL);
+    c22.intoArray(c, o2 + 2 * VL);
+    c30.intoArray(c, o3);
+    c31.intoArray(c, o3 + VL);
+    c32.intoArray(c, o3 + 2 * VL);
+  }
+
 }

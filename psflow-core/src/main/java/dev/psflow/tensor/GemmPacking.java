@@ -2,6 +2,7 @@ package dev.psflow.tensor;
 
 import static dev.psflow.tensor.GemmMicroKernel.MR;
 import static dev.psflow.tensor.GemmMicroKernel.NR;
+import static dev.psflow.tensor.GemmMicroKernel.HL;
 import static dev.psflow.tensor.GemmMicroKernel.ROW;
 import static dev.psflow.tensor.GemmMicroKernel.S;
 import static dev.psflow.tensor.GemmMicroKernel.VL;
@@ -54,9 +55,19 @@ final class GemmPacking {
 
   private GemmPacking() {}
 
-  /** A last panel of at most VL columns gets the narrow kernel instead of padding to NR. */
+  /**
+   * The width of the panel that starts with {@code remainingCols} columns left: NR while at least
+   * that many remain, then the narrowest of 2VL, VL and VL/2 that holds the rest, so that the
+   * last panel's kernel computes as little padding as it can.
+   */
   static int panelWidth(int remainingCols) {
-    return remainingCols <= VL ? VL : NR;
+    if (remainingCols > 2 * VL) {
+      return NR;
+    }
+    if (remainingCols > VL) {
+      return 2 * VL;
+    }
+    return remainingCols > HL ? VL : HL;
   }
 
   /** Packs op(B)[pc:pc+kc, jc:jc+nc]; see the class comment for the layout. */
@@ -77,7 +88,7 @@ final class GemmPacking {
   /** B stored k x n: each panel row is a contiguous run of B's row. */
   private static void packRows(float[] b, int src, int ldb, int kc, int cols, int w,
       float[] dst, int base) {
-    if (cols == w) {
+    if (cols == w && w % VL == 0) {
       for (int kk = 0; kk < kc; kk++, src += ldb, base += w) {
         for (int v = 0; v < w; v += VL) {
           FloatVector.fromArray(S, b, src + v).intoArray(dst, base + v);
@@ -133,7 +144,7 @@ final class GemmPacking {
    */
   private static void packTransposed(float[] b, int src, int ldb, int kc, int cols, int w,
       float[] dst, int base, int[] rowIndex) {
-    if (cols == w) {
+    if (cols == w && w % VL == 0) {
       for (int l = 0; l < VL; l++) {
         rowIndex[l] = l * ldb;
       }
@@ -152,17 +163,22 @@ final class GemmPacking {
     }
   }
 
-  /** C[mr x nr] (+)= the top-left corner of the C tile (row stride NR). */
+  /**
+   * C[mr x nr] (+)= the top-left corner of the C tile (row stride NR). Plain loops, not
+   * System.arraycopy: the rows are short (a 10-class output merges 10 floats a row, every strip)
+   * and the copy stub's call cost more than the copy.
+   */
   static void mergeCTile(float[] tile, float[] c, int cBase, int ldc, int mr, int nr,
       boolean add) {
-    for (int i = 0; i < mr; i++, cBase += ldc) {
-      int t = i * NR;
+    for (int i = 0, t = 0; i < mr; i++, cBase += ldc, t += NR) {
       if (add) {
         for (int j = 0; j < nr; j++) {
           c[cBase + j] += tile[t + j];
         }
       } else {
-        System.arraycopy(tile, t, c, cBase, nr);
+        for (int j = 0; j < nr; j++) {
+          c[cBase + j] = tile[t + j];
+        }
       }
     }
   }

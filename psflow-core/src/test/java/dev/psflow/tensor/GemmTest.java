@@ -41,7 +41,12 @@ class GemmTest {
     int[][] shapes = {
         {1, 1, 1}, {7, 13, 5}, {0, 5, 3}, {4, 0, 6}, {50, 7, 3}, {33, 1, 70}, {16, 16, 16},
         {17, 33, 19}, {8, 256, 48}, {3, 40, 200}, {9, 300, 50}, {100, 100, 10}, {9, 20, 1100},
-        {33, 513, 50}, {100, 100, 304}, {100, 784, 100}};
+        {33, 513, 50}, {100, 100, 304}, {100, 784, 100},
+        // Last panels of every width (on AVX-512: 8, 16, 32 and a cut 48), each filled exactly
+        // and cut short, with M off the 8-row strips and K past one block.
+        {13, 300, 56}, {8, 64, 80}, {12, 17, 9}, {1, 600, 97}, {20, 1, 33}, {9, 258, 75},
+        // Strips of at most 4 rows take a 4-row kernel: exactly 4, fewer, and after full strips.
+        {4, 20, 96}, {3, 300, 100}, {12, 40, 150}};
     List<Arguments> out = new ArrayList<>();
     for (int[] s : shapes) {
       for (int t = 0; t < 4; t++) {

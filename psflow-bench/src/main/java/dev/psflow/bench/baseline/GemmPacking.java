@@ -1,0 +1,169 @@
+package dev.psflow.bench.baseline;
+
+import static dev.psflow.bench.baseline.GemmMicroKernel.MR;
+import static dev.psflow.bench.baseline.GemmMicroKernel.NR;
+import static dev.psflow.bench.baseline.GemmMicroKernel.ROW;
+import static dev.psflow.bench.baseline.GemmMicroKernel.S;
+import static dev.psflow.bench.baseline.GemmMicroKernel.VL;
+
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Packing and edge tiles for the baseline {@code Gemm}'s single-precision path, plus the per-thread scratch
+ * they live in. Package-private.
+ *
+ * <p>Packed B layout: op(B)[pc:pc+kc, jc:jc+nc] as consecutive panels; the panel starting at
+ * column jr of the block begins at {@code jr * kc} (every earlier panel is NR wide) and holds,
+ * for each kk, its {@link #panelWidth} columns contiguously.
+ */
+final class GemmPacking {
+  /** Largest K block: an 8 x 256 slice of A (8 KiB) stays in L1 across the panels of B. */
+  static final int KC_MAX = GemmMicroKernel.ROW;
+  /** Largest N block: bounds the packed B block (kc x nc floats, ~1 MiB) to fit L2. */
+  static final int NC_MAX = Math.max(NR, (1024 / NR) * NR);
+
+  /** MR floats: one kk step of a transposed A strip is a single vector copy. */
+  private static final VectorSpecies<Float> A_ROW = FloatVector.SPECIES_256;
+
+  /** Per-thread buffers, grown on demand and never shrunk, so steady state allocates nothing. */
+  static final class Scratch {
+    float[] bPack = new float[0];
+    final float[] aPack = new float[MR * KC_MAX];
+    final float[] cTile = new float[MR * NR];
+    final int[] rowIndex = new int[VL];
+    double[] dPack = new double[0];
+
+    float[] bPack(int size) {
+      if (bPack.length < size) {
+        bPack = new float[size];
+      }
+      return bPack;
+    }
+
+    double[] dPack(int size) {
+      if (dPack.length < size) {
+        dPack = new double[size];
+      }
+      return dPack;
+    }
+  }
+
+  static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+  private GemmPacking() {}
+
+  /** A last panel of at most VL columns gets the narrow kernel instead of padding to NR. */
+  static int panelWidth(int remainingCols) {
+    return remainingCols <= VL ? VL : NR;
+  }
+
+  /** Packs op(B)[pc:pc+kc, jc:jc+nc]; see the class comment for the layout. */
+  static void packB(boolean transB, float[] b, int bOff, int ldb, int pc, int kc, int jc, int nc,
+      float[] dst, int[] rowIndex) {
+    for (int jr = 0; jr < nc; jr += NR) {
+      int w = panelWidth(nc - jr);
+      int cols = Math.min(w, nc - jr);
+      int base = jr * kc;
+      if (transB) {
+        packTransposed(b, bOff + (jc + jr) * ldb + pc, ldb, kc, cols, w, dst, base, rowIndex);
+      } else {
+        packRows(b, bOff + pc * ldb + jc + jr, ldb, kc, cols, w, dst, base);
+      }
+    }
+  }
+
+  /** B stored k x n: each panel row is a contiguous run of B's row. */
+  private static void packRows(float[] b, int src, int ldb, int kc, int cols, int w,
+      float[] dst, int base) {
+    if (cols == w) {
+      for (int kk = 0; kk < kc; kk++, src += ldb, base += w) {
+        for (int v = 0; v < w; v += VL) {
+          FloatVector.fromArray(S, b, src + v).intoArray(dst, base + v);
+        }
+      }
+      return;
+    }
+    // Padding lanes only feed C columns that are discarded; zero them so stale bits (NaN,
+    // subnormals) cannot slow the FMAs down.
+    Arrays.fill(dst, base, base + kc * w, 0f);
+    for (int kk = 0; kk < kc; kk++, src += ldb, base += w) {
+      for (int j = 0; j < cols; j++) {
+        dst[base + j] = b[src + j];
+      }
+    }
+  }
+
+  /**
+   * Packs the op(A) strip [ir:ir+mr, pc:pc+kc] in the layout its storage copies into without a
+   * transpose (see {@link GemmMicroKernel}): row-major A as rows {@code ROW} apart, transposed A
+   * as MR values per kk. Rows past {@code mr} are zero; their products land in C tile rows that
+   * are discarded.
+   */
+  static void packA(boolean transA, float[] a, int aOff, int lda, int ir, int mr, int pc, int kc,
+      float[] ap) {
+    if (!transA) {
+      for (int i = 0, src = aOff + ir * lda + pc; i < MR; i++, src += lda) {
+        if (i < mr) {
+          System.arraycopy(a, src, ap, i * ROW, kc);
+        } else {
+          Arrays.fill(ap, i * ROW, i * ROW + kc, 0f);
+        }
+      }
+      return;
+    }
+    int src = aOff + pc * lda + ir;
+    if (mr == MR) {
+      for (int kk = 0, d = 0; kk < kc; kk++, src += lda, d += MR) {
+        FloatVector.fromArray(A_ROW, a, src).intoArray(ap, d);
+      }
+      return;
+    }
+    for (int kk = 0, d = 0; kk < kc; kk++, src += lda, d += MR) {
+      System.arraycopy(a, src, ap, d, mr);
+      Arrays.fill(ap, d + mr, d + MR, 0f);
+    }
+  }
+
+  /**
+   * B stored n x k: column j of a panel is a contiguous run of B's row j, so each vector of a
+   * panel row is gathered from VL rows of B. The gather is about twice as fast as a scalar
+   * transpose, which matters for dx = dy * W^T, where this copy is ~1/8 of the work.
+   */
+  private static void packTransposed(float[] b, int src, int ldb, int kc, int cols, int w,
+      float[] dst, int base, int[] rowIndex) {
+    if (cols == w) {
+      for (int l = 0; l < VL; l++) {
+        rowIndex[l] = l * ldb;
+      }
+      for (int v = 0; v < w; v += VL, src += VL * ldb) {
+        for (int kk = 0, d = base + v; kk < kc; kk++, d += w) {
+          FloatVector.fromArray(S, b, src + kk, rowIndex, 0).intoArray(dst, d);
+        }
+      }
+      return;
+    }
+    Arrays.fill(dst, base, base + kc * w, 0f);
+    for (int j = 0; j < cols; j++, src += ldb) {
+      for (int kk = 0, d = base + j; kk < kc; kk++, d += w) {
+        dst[d] = b[src + kk];
+      }
+    }
+  }
+
+  /** C[mr x nr] (+)= the top-left corner of the C tile (row stride NR). */
+  static void mergeCTile(float[] tile, float[] c, int cBase, int ldc, int mr, int nr,
+      boolean add) {
+    for (int i = 0; i < mr; i++, cBase += ldc) {
+      int t = i * NR;
+      if (add) {
+        for (int j = 0; j < nr; j++) {
+          c[cBase + j] += tile[t + j];
+        }
+      } else {
+        System.arraycopy(tile, t, c, cBase, nr);
+      }
+    }
+  }
+}
