@@ -78,12 +78,6 @@ public class GemmBenchmark {
           c, 0, n, false);
     }
 
-    /** The kernel as it was before issue 9's rework (see {@code dev.psflow.bench.baseline}). */
-    void baseline() {
-      dev.psflow.bench.baseline.GemmFloat.sgemm(transA, transB, m, n, k, a, 0, transA ? m : k,
-          b, 0, transB ? k : n, c, 0, n, false);
-    }
-
     /**
      * The baseline: the i-k-j loop one writes first. C2 does not vectorize it, so it shows what
      * the blocked kernel buys.

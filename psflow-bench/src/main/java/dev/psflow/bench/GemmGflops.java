@@ -14,15 +14,13 @@ import java.util.Locale;
  * each figure is the median of 21 timed batches filling {@code seconds-per-shape} (default 1),
  * after a warm-up of all shapes.
  *
- * <p>With {@code --baseline} first, it also times the kernel as it was before issue 9's rework
- * ({@code dev.psflow.bench.baseline}), alternating batches of the two so that both see the same
- * load, and prints their ratio: on a shared machine only such same-run ratios are comparable.
- * With {@code --cpu-time} it divides by the thread's CPU time instead of wall time, which leaves
+ * <p>The two are timed in alternating batches so that both see the same load: on a shared machine
+ * only such same-run ratios are comparable. With {@code --cpu-time} it divides by the thread's CPU time instead of wall time, which leaves
  * out the time other processes held the core (though not their effect on the shared caches).
  *
  * <pre>{@code
  * java --add-modules jdk.incubator.vector -cp psflow-bench/target/psflow-bench.jar \
- *     dev.psflow.bench.GemmGflops [--baseline] [--cpu-time] [seconds-per-shape] [shape ...]
+ *     dev.psflow.bench.GemmGflops [--cpu-time] [seconds-per-shape] [shape ...]
  * }</pre>
  */
 public final class GemmGflops {
@@ -39,7 +37,6 @@ public final class GemmGflops {
 
   public static void main(String[] args) {
     List<String> rest = new ArrayList<>(Arrays.asList(args));
-    boolean baseline = rest.remove("--baseline");
     cpuTime = rest.remove("--cpu-time");
     double seconds = !rest.isEmpty() ? Double.parseDouble(rest.get(0)) : 1.0;
     List<String> shapes = rest.size() > 1 ? rest.subList(1, rest.size()) : SHAPES;
@@ -49,31 +46,13 @@ public final class GemmGflops {
     for (int round = 0; round < WARMUP_ROUNDS; round++) {
       for (Problem p : problems) {
         repeatFor(p::gemm, seconds / 2);
-        if (baseline) {
-          repeatFor(p::baseline, seconds / 2);
-        }
         repeatFor(p::naive, seconds / 4);
       }
     }
-    if (baseline) {
-      System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s %12s%n",
-          "shape (MxKxN)", "Gemm GF/s", "before GF/s", "ratio", "naive GF/s");
-    } else {
-      System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s%n",
-          "shape (MxKxN)", "Gemm GF/s", "naive GF/s", "ratio");
-    }
+    System.out.printf(Locale.ROOT, "%-16s %12s %12s %8s%n", "shape (MxKxN)", "Gemm GF/s", "naive GF/s", "ratio");
     for (Problem p : problems) {
-      if (baseline) {
-        double[] both = gflops(p, seconds, p::gemm, p::baseline);
-        double slow = gflops(p, seconds / 2, p::naive)[0];
-        System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.2fx %12.1f%n",
-            p.name(), both[0], both[1], both[0] / both[1], slow);
-      } else {
-        double fast = gflops(p, seconds, p::gemm)[0];
-        double slow = gflops(p, seconds / 2, p::naive)[0];
-        System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.1fx%n",
-            p.name(), fast, slow, fast / slow);
-      }
+      double[] both = gflops(p, seconds, p::gemm, p::naive);
+      System.out.printf(Locale.ROOT, "%-16s %12.1f %12.1f %7.1fx%n", p.name(), both[0], both[1], both[0] / both[1]);
     }
   }
 

@@ -68,39 +68,9 @@ public final class Indexing {
       if (id < 0 || id >= numSegments) {
         throw StatusException.invalidArgument("segment_ids[" + k + "] = " + id + " is out of range [0, " + numSegments + ")");
       }
-      addRow(data.data(), k * inner, out.data(), (int) id * inner, inner);
+      Segments.addRow(data.data(), k * inner, out.data(), (int) id * inner, inner, 1);
     }
     return out;
-  }
-
-  private static void addRow(Object src, int si, Object dst, int di, int n) {
-    switch (src) {
-      case float[] s -> {
-        float[] d = (float[]) dst;
-        for (int i = 0; i < n; i++) {
-          d[di + i] += s[si + i];
-        }
-      }
-      case double[] s -> {
-        double[] d = (double[]) dst;
-        for (int i = 0; i < n; i++) {
-          d[di + i] += s[si + i];
-        }
-      }
-      case int[] s -> {
-        int[] d = (int[]) dst;
-        for (int i = 0; i < n; i++) {
-          d[di + i] += s[si + i];
-        }
-      }
-      case long[] s -> {
-        long[] d = (long[]) dst;
-        for (int i = 0; i < n; i++) {
-          d[di + i] += s[si + i];
-        }
-      }
-      default -> throw StatusException.invalidArgument("UnsortedSegmentSum needs a numeric type, got " + src.getClass().getSimpleName());
-    }
   }
 
   /**

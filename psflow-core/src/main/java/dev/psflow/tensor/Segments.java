@@ -143,8 +143,8 @@ public final class Segments {
     return Shape.of(d);
   }
 
-  /** dst[di..di+n) += scale · src[si..si+n), for any numeric element type. */
-  private static void addRow(Object src, int si, Object dst, int di, int n, double scale) {
+  /** dst[di..di+n) += scale · src[si..si+n), for any numeric element type (also UnsortedSegmentSum's, scale 1). */
+  static void addRow(Object src, int si, Object dst, int di, int n, double scale) {
     switch (src) {
       case float[] s -> {
         float[] d = (float[]) dst;

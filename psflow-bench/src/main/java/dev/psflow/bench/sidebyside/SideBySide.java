@@ -1,9 +1,13 @@
 package dev.psflow.bench.sidebyside;
 
+import dev.psflow.cluster.ClusterSpec;
+import dev.psflow.distributed.certs.ClusterCertificates;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -58,12 +62,12 @@ public final class SideBySide {
       Files.createDirectories(logDir);
       Path jar = home.resolve("psflow-cli/target/psflow.jar");
       List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
-      taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + BenchCertificates.make(java, jvmFlags, jar, logDir));
+      taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + certificates(logDir));
       contenders.add(new Contender.Psflow(java, jvmFlags, jar, taskFlags));
       if (o.tensorflow() != null) {
         contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
       }
-    } catch (IOException e) {
+    } catch (IOException | UncheckedIOException e) {
       System.err.println("bench: cannot prepare " + logDir + ": " + e.getMessage());
       System.exit(1);
       return;
@@ -76,6 +80,18 @@ public final class SideBySide {
       System.exit(1);
     }
     System.exit(0); // output reader threads of killed processes must not keep the harness alive
+  }
+
+  /**
+   * The certificates psflow's tasks use, made once per benchmark as {@code local-cluster} makes its
+   * own (psflow is measured as users run it, with mutual TLS). They name localhost and 127.0.0.1
+   * whatever the port, so one set serves every job: up to 2 ps tasks and 2 workers.
+   */
+  private static Path certificates(Path logDir) {
+    Path dir = logDir.resolve("certs");
+    ClusterCertificates.write(ClusterSpec.fromFlags("localhost:1,localhost:2", "localhost:3,localhost:4"), dir,
+        Duration.ofDays(1));
+    return dir;
   }
 
   private static String run(BenchOptions o, List<Contender> contenders, JobRunner runner, Path logDir, Path home)
