@@ -62,6 +62,8 @@ final class Authorization implements ServerInterceptor {
       Map.entry("psflow.MasterService/ListDevices", Set.of("client")),
       Map.entry("psflow.MasterService/Reset", Set.of()));
 
+  private static final String ROLE_KEY = "psflow.role";
+
   private final String task;
 
   Authorization(String task) {
@@ -83,8 +85,16 @@ final class Authorization implements ServerInterceptor {
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
     SSLSession ssl = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+    // A connection's certificate is fixed by its handshake: its role is read once and kept with the session.
+    Object known = ssl == null ? null : ssl.getValue(ROLE_KEY);
+    if (known instanceof String r && allows(method, r)) {
+      return next.startCall(call, headers);
+    }
     X509Certificate cert = peerCertificate(ssl);
     String role = cert == null ? null : role(cert);
+    if (role != null) {
+      ssl.putValue(ROLE_KEY, role);
+    }
     if (allows(method, role)) {
       return next.startCall(call, headers);
     }

@@ -14,6 +14,7 @@ import java.security.KeyStore;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.Optional;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -34,11 +35,18 @@ final class TlsCredentials {
 
   static ServerCredentials server(String task, TlsConfig tls) {
     try {
-      return TlsServerCredentials.newBuilder()
-          .keyManager(tls.certificate().toFile(), tls.privateKey().toFile())
-          .trustManager(new RefusalLogger(task, caTrust(tls)))
-          .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
-          .build();
+      X509ExtendedTrustManager ca = caTrust(tls);
+      TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder()
+          .trustManager(new RefusalLogger(task, ca))
+          .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+      Optional<TaskKeyManager> key = TaskKeyManager.read(tls.certificate(), tls.privateKey());
+      if (key.isPresent()) {
+        b.keyManager(key.get());
+        warmUpVerification(ca, key.get().chain());
+      } else {
+        b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
+      }
+      return b.build();
     } catch (IOException | GeneralSecurityException e) {
       throw unreadable(tls, e);
     }
@@ -46,13 +54,33 @@ final class TlsCredentials {
 
   static ChannelCredentials channel(TlsConfig tls) {
     try {
-      return TlsChannelCredentials.newBuilder()
-          .keyManager(tls.certificate().toFile(), tls.privateKey().toFile())
-          .trustManager(tls.caCertificate().toFile())
-          .build();
-    } catch (IOException e) {
+      TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(caTrust(tls));
+      Optional<TaskKeyManager> key = TaskKeyManager.read(tls.certificate(), tls.privateKey());
+      if (key.isPresent()) {
+        b.keyManager(key.get());
+      } else {
+        b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
+      }
+      return b.build();
+    } catch (IOException | GeneralSecurityException e) {
       throw unreadable(tls, e);
     }
+  }
+
+  /**
+   * Checks the task's own chain against the CA once, off the caller's thread: the JDK's certificate
+   * path validation (and its P-256 tables) is otherwise first run, slowly, inside the first
+   * handshake of each peer, which on a ps happens in the first training step, when it pulls the
+   * workers' gradients. The result is not used; a bad chain is reported by the real handshake.
+   */
+  private static void warmUpVerification(X509ExtendedTrustManager ca, X509Certificate[] chain) {
+    Thread.ofPlatform().daemon().name("psflow-tls-warmup").start(() -> {
+      try {
+        ca.checkClientTrusted(chain, "EC");
+      } catch (CertificateException | RuntimeException ignored) {
+        // only warming
+      }
+    });
   }
 
   /**
