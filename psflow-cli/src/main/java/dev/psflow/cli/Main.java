@@ -2,6 +2,7 @@ package dev.psflow.cli;
 
 import dev.psflow.ops.KernelWarmup;
 import java.io.PrintWriter;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -23,8 +24,36 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     ParentWatchdog.startIfAsked();
-    KernelWarmup.start();
+    warmUpKernelsFor(args);
     System.exit(run(args));
+  }
+
+  /** Commands that run no kernels of their own: they start tasks, write files or ask a server. */
+  private static final Set<String> NOT_TRAINING =
+      Set.of("local-cluster", "certs", "explain", "echo-task", "probe", "status", "help");
+
+  /**
+   * Starts compiling the kernels this process will run before picocli has even parsed the flags:
+   * a ps task applies updates, a worker computes gradients, a program alone does both, and a
+   * launcher none (its tasks share the machine's cores while they start).
+   */
+  static void warmUpKernelsFor(String[] args) {
+    String command = null;
+    String job = null;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (command == null && !a.startsWith("-")) {
+        command = a;
+      } else if (a.startsWith("--job_name=")) {
+        job = a.substring("--job_name=".length());
+      } else if (a.equals("--job_name") && i + 1 < args.length) {
+        job = args[i + 1];
+      }
+    }
+    if (command == null || NOT_TRAINING.contains(command)) {
+      return;
+    }
+    KernelWarmup.start(!"ps".equals(job), job == null || "ps".equals(job));
   }
 
   /** Runs the command line and returns the exit code (for tests and for embedding). */

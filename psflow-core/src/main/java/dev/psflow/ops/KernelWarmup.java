@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * hot kernels on small data while the program loads its data and builds its graph. Idempotent.
  *
  * <pre>{@code
- * KernelWarmup.start();   // first thing in main()
+ * KernelWarmup.start();   // first thing in main(); a ps task: start(false, true)
  * }</pre>
  */
 public final class KernelWarmup {
@@ -23,20 +23,35 @@ public final class KernelWarmup {
 
   private KernelWarmup() {}
 
+  /** Warms every kernel: for a program that both computes gradients and applies them. */
   public static void start() {
-    if (!Boolean.parseBoolean(System.getProperty("psflow.warmup", "true")) || !STARTED.compareAndSet(false, true)) {
+    start(true, true);
+  }
+
+  /**
+   * Warms the matrix products ({@code gemm}: what a worker's forward and backward passes run)
+   * and/or the Adam update ({@code adam}: what a ps runs). A task warms only what it will run: the
+   * others share its cores while they start.
+   */
+  public static void start(boolean gemm, boolean adam) {
+    if (!(gemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
+        || !STARTED.compareAndSet(false, true)) {
       return;
     }
-    Thread t = new Thread(KernelWarmup::run, "psflow-kernel-warmup");
+    Thread t = new Thread(() -> run(gemm, adam), "psflow-kernel-warmup");
     t.setDaemon(true);
     t.setPriority(Thread.MIN_PRIORITY);
     t.start();
   }
 
-  private static void run() {
+  private static void run(boolean gemm, boolean adam) {
     try {
-      gemm(400);
-      adam(400);
+      if (gemm) {
+        gemm(400);
+      }
+      if (adam) {
+        adam(400);
+      }
     } catch (RuntimeException e) {
       // Warming up is an optimization only; a failure here must never disturb the program.
     }
