@@ -74,6 +74,26 @@ record RestorePlan(Map<String, List<Piece>> pieces) {
     return pieces.values().stream().allMatch(p -> p.size() == 1 && p.get(0).whole());
   }
 
+  /**
+   * One line per re-partitioned variable, for the log:
+   * {@code emb/part_1 <- emb/part_0[4..5] + emb/part_1[0..1]} (rows of the saved tensors, inclusive).
+   */
+  List<String> describe() {
+    List<String> lines = new ArrayList<>();
+    pieces.forEach((name, ps) -> {
+      if (ps.size() != 1 || !ps.get(0).whole() || !ps.get(0).name().equals(name)) {
+        StringBuilder b = new StringBuilder(name).append(" <- ");
+        for (int i = 0; i < ps.size(); i++) {
+          Piece p = ps.get(i);
+          b.append(i == 0 ? "" : " + ").append(p.name()).append('[').append(p.start()).append("..")
+              .append(p.start() + p.count() - 1).append(']');
+        }
+        lines.add(b.toString());
+      }
+    });
+    return lines;
+  }
+
   /** Adds {@code v}'s pieces from the saved slices of its full variable, or returns why it cannot. */
   private static String assemble(CheckpointIndex index, Variable v, SaveSliceInfo want, Map<String, Integer> shardOf,
       Map<String, List<Piece>> pieces) {

@@ -253,7 +253,7 @@ public final class Saver {
       run.addTarget(restoreAll).run();
       return;
     }
-    LOG.info("restoring {} onto a different partitioning", index.name());
+    LOG.info("restoring {} onto a different partitioning:\n  {}", index.name(), String.join("\n  ", plan.describe()));
     repartitioned.computeIfAbsent(plan, p -> RepartitionedRestore.build(shards.stream().map(Shard::variables).toList(), p))
         .run(session, index);
   }
