@@ -48,8 +48,16 @@ import org.slf4j.LoggerFactory;
  * that checkpoint's shards in place; a crash then makes it fail verification, and
  * {@link #latestCheckpoint} falls back to the one before.
  *
- * <p>Build it before opening sessions that use it (it adds ops to the graph). Immutable; a save and
- * a restore may run from any thread, but two concurrent saves into one directory are not supported.
+ * <p>Big variables: each SaveV2 streams its variables' own storage to the file through a 1 MiB
+ * buffer (no copy of the table), and the index records each partition's {@link SaveSliceInfo},
+ * so a checkpoint saved over P ps tasks restores into a graph that partitions the same variables
+ * over Q: each new part is assembled, on the ps holding it, from the rows of the saved parts that
+ * overlap it, reading only those rows ({@link RestorePlan}, {@link RepartitionedRestore}).
+ *
+ * <p>Build it before opening sessions that use it (it adds ops to the graph; a restore onto a
+ * different partitioning adds its own on first use, which sessions ship as they do any new op).
+ * Immutable but for that cache; a save and a restore may run from any thread, but two concurrent
+ * saves into one directory are not supported.
  *
  * <pre>{@code
  * Saver saver = new Saver(graph);                       // every global variable, keeps the last 5
