@@ -77,7 +77,7 @@ final class RepartitionedRestore {
     Ops afterReads = tf.withControlDependencies(readOps);
     List<Operation> assigns = new ArrayList<>();
     for (int i = 0; i < targets.size(); i++) {
-      assigns.add(afterReads.assign(targets.get(i), values.get(i)));
+      assigns.add(Saver.assignRestored(afterReads, targets.get(i), values.get(i)));
     }
     return new RepartitionedRestore(reads, tf.withName("restore_all").group(assigns));
   }

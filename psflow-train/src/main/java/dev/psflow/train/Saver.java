@@ -8,6 +8,7 @@ import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.ops.Ops;
+import dev.psflow.ops.state.AssignVariableOp;
 import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
@@ -127,10 +128,18 @@ public final class Saver {
     for (int i = 0; i < shards.size(); i++) {
       List<Variable> vs = shards.get(i).variables();
       for (int j = 0; j < vs.size(); j++) {
-        assigns.add(afterReads.assign(vs.get(j), restored.get(i).get(j)));
+        assigns.add(assignRestored(afterReads, vs.get(j), restored.get(i).get(j)));
       }
     }
     this.restoreAll = tf.withName("restore_all").group(assigns);
+  }
+
+  /**
+   * Assigns a freshly restored tensor to {@code v}, which takes it as its storage (no copy of a
+   * big table): the restore's outputs have this assign as their only consumer and are never fetched.
+   */
+  static Operation assignRestored(Ops tf, Variable v, Output restored) {
+    return AssignVariableOp.createTakingInput(tf.scope().withColocation(v.handle().op()), v.handle(), restored);
   }
 
   /** The variables grouped by the device of their handle, devices in name order. */
