@@ -11,6 +11,7 @@ import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.ops.Ops;
+import dev.psflow.ops.state.AssignVariableOp;
 import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
@@ -124,5 +125,24 @@ class StreamedCheckpointTest {
             .satisfies(e -> assertThat(((StatusException) e).code()).isEqualTo(Code.INVALID_ARGUMENT));
       }
     }
+  }
+
+  @Test
+  void anAssignTakingTheRestoredTensorMakesItTheVariablesStorageAndEachRestoreReadsAfresh() {
+    Variable w = tf.variable("w", tf.constant(new float[] {0, 0}));
+    Path path = dir.resolve("w.safetensors");
+    Safetensors.write(path, List.of("w"), List.of(Tensor.vector(1f, 2f)), Map.of());
+    Output read = tf.withColocation(w.handle().op()).restoreV2(file, List.of("w"), List.of(DType.FLOAT32)).get(0);
+    Operation restore = AssignVariableOp.createTakingInput(Scope.root(g), w.handle(), read);
+    Operation bump = tf.assignAdd(w, tf.constant(new float[] {10, 10}));
+    try (Session s = Session.open(g)) {
+      for (int round = 0; round < 2; round++) {
+        s.runner().feed(file, Tensor.scalar(path.toString())).addTarget(restore).run();
+        assertThat(s.runner().fetch(w).run().get(0)).isEqualTo(Tensor.vector(1f, 2f));
+        s.runner().addTarget(bump).run();
+        assertThat(s.runner().fetch(w).run().get(0)).isEqualTo(Tensor.vector(11f, 12f));
+      }
+    }
+    assertThat(restore.attrBool(AssignVariableOp.TAKE_INPUT)).isTrue();
   }
 }
