@@ -51,7 +51,9 @@ record RestorePlan(Map<String, List<Piece>> pieces) {
       if (same != null && same.dtype() != v.dtype()) {
         problems.add(v.name() + " has type " + same.dtype() + " in the checkpoint but " + v.dtype() + " in the graph");
         differs = true;
-      } else if (same != null && same.sliceOrWhole(v.name()).equals(want)) {
+      } else if (same != null && same.shape().equals(v.shape())
+          && (same.slice() == null || !slices.containsKey(v.name()) || same.slice().equals(want))) {
+        // the same slice, or one side does not say (a checkpoint from before slice infos): by name, as always
         pieces.put(v.name(), List.of(new Piece(shardOf.getOrDefault(same.file(), -1), v.name(), same.shape(), 0,
             want.rows(), true)));
       } else {

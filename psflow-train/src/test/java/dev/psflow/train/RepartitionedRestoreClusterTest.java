@@ -96,6 +96,12 @@ class RepartitionedRestoreClusterTest {
 
     try (Model m = new Model(q); Session s = m.session()) {
       new Saver(m.g).restore(s, Saver.latestCheckpoint(dir).orElseThrow());
+      // one RestoreV2 per ps task, each colocated with that task's variables: every ps reads its own new parts
+      List<String> readers = m.g.operations().stream()
+          .filter(op -> op.type().equals("RestoreV2") && op.name().startsWith("restore_repartitioned"))
+          .map(op -> m.g.requireOperation(op.colocationGroup().orElseThrow()).device()).toList();
+      assertThat(readers).doesNotHaveDuplicates()
+          .containsExactlyInAnyOrderElementsOf(m.table.shards().stream().map(Variable::device).distinct().toList());
       List<Tensor> back = s.runner().fetch(m.table).fetch(m.accumulator).fetch(m.step).run();
       for (int t = 0; t < 2; t++) {
         for (int r = 0; r < ROWS; r++) {
