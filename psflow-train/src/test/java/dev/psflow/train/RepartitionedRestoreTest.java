@@ -3,6 +3,8 @@ package dev.psflow.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import dev.psflow.exec.Code;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.StatusException;
@@ -13,6 +15,8 @@ import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.IntStream;
@@ -95,5 +99,17 @@ class RepartitionedRestoreTest {
     Saver saver = new Saver(m.g());
     assertThat(saver.variables()).extracting(v -> SaveSliceInfo.of(v).orElseThrow().toString())
         .containsExactly("emb 11 3 0,6:0,3", "emb 11 3 6,5:0,3");
+  }
+
+  @Test
+  void aCheckpointFromBeforeSliceInfosStillRestoresIntoTheSameLayoutByName() throws IOException {
+    Path ckpt = save(3);
+    Path index = CheckpointIndex.indexFile(ckpt);
+    JsonObject root = JsonParser.parseString(Files.readString(index)).getAsJsonObject();
+    root.getAsJsonObject("variables").entrySet().forEach(e -> e.getValue().getAsJsonObject().remove("save_slice_info"));
+    Files.writeString(index, root.toString());
+    assertThat(restore(ckpt, TABLE.shape(), 3)).isEqualTo(TABLE);
+    assertThatThrownBy(() -> restore(ckpt, TABLE.shape(), 2)).isInstanceOf(StatusException.class)
+        .hasMessageContaining("emb/part_0 has shape [4,3] in the checkpoint but [6,3] in the graph");
   }
 }
