@@ -101,8 +101,12 @@ public final class Saver {
     this.variables = List.copyOf(variables);
     this.maxToKeep = maxToKeep;
     Map<String, List<Variable>> byDevice = byDevice(variables);
-    for (Variable v : variables) {
-      SaveSliceInfo.of(v).ifPresent(info -> slices.put(v.name(), info));
+    Set<String> saved = new HashSet<>(variables.stream().map(Variable::name).toList());
+    for (SaveSliceInfo.Tagged t : variables.get(0).handle().op().graph().collection(SaveSliceInfo.COLLECTION,
+        SaveSliceInfo.Tagged.class)) {
+      if (saved.contains(t.variable())) {
+        slices.put(t.variable(), t.info());
+      }
     }
     Ops tf = Ops.create(Scope.root(variables.get(0).handle().op().graph()).withSubScope("save"));
     this.shards = new ArrayList<>();
