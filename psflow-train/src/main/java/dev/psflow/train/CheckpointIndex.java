@@ -36,8 +36,13 @@ import java.util.Map;
  * {"format": "psflow-checkpoint-index", "version": 1, "global_step": 200,
  *  "shards": [{"file": "model.ckpt-200.shard-0-of-2.safetensors", "device": "/job:ps/replica:0/task:0",
  *              "bytes": 314016, "data_crc32c": "1c2b3a49"}, ...],
- *  "variables": {"hid_w": {"file": "model.ckpt-200.shard-0-of-2.safetensors", "dtype": "F32", "shape": [784,100]}, ...}}
+ *  "variables": {"hid_w": {"file": "model.ckpt-200.shard-0-of-2.safetensors", "dtype": "F32", "shape": [784,100]},
+ *                "emb/part_1": {"file": ..., "dtype": "F32", "shape": [5,4], "save_slice_info":
+ *                    {"full_name": "emb", "full_shape": [10,4], "var_offset": [5,0], "var_shape": [5,4]}}, ...}}
  * }</pre>
+ *
+ * <p>{@code save_slice_info} is TensorFlow's {@code SaveSliceInfo} of a partition: which rows of
+ * the full variable it holds, so a restore can re-partition (see {@link RestorePlan}).
  */
 record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<String, Entry> variables) {
   static final String FORMAT = "psflow-checkpoint-index";
@@ -45,7 +50,13 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
 
   record Shard(String file, String device, long bytes, String crc32c) {}
 
-  record Entry(String file, DType dtype, Shape shape) {}
+  /** One saved variable; {@code slice} is its {@link SaveSliceInfo} when it is a partition (or a partition's slot), else null. */
+  record Entry(String file, DType dtype, Shape shape, SaveSliceInfo slice) {
+    /** Its slice of its full variable: the recorded one, or all of itself. */
+    SaveSliceInfo sliceOrWhole(String name) {
+      return slice != null ? slice : SaveSliceInfo.whole(name, shape);
+    }
+  }
 
   CheckpointIndex {
     shards = List.copyOf(shards);
@@ -66,7 +77,7 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
 
   /** The index of the shards just written: reads their headers for size and checksum, and checks they hold what was saved. */
   static CheckpointIndex describe(Path prefix, long globalStep, List<String> files, List<String> devices,
-      List<List<Variable>> saved) {
+      List<List<Variable>> saved, Map<String, SaveSliceInfo> slices) {
     List<Shard> shards = new ArrayList<>();
     Map<String, Entry> variables = new LinkedHashMap<>();
     for (int i = 0; i < files.size(); i++) {
@@ -76,7 +87,7 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
       String device = h.metadata().getOrDefault("device", devices.get(i));
       shards.add(new Shard(files.get(i), device, h.fileSize(), h.metadata().getOrDefault(Safetensors.CRC_KEY, "")));
       for (Variable v : saved.get(i)) {
-        Entry e = new Entry(files.get(i), v.dtype(), v.shape());
+        Entry e = new Entry(files.get(i), v.dtype(), v.shape(), slices.get(v.name()));
         check(h, v.name(), e, prefix);
         variables.put(v.name(), e);
       }
@@ -109,6 +120,9 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
         shape.add(d);
       }
       o.add("shape", shape);
+      if (e.slice() != null) {
+        o.add("save_slice_info", sliceJson(e.slice()));
+      }
       vars.add(name, o);
     });
     root.add("variables", vars);
@@ -149,17 +163,45 @@ record CheckpointIndex(Path prefix, long globalStep, List<Shard> shards, Map<Str
         JsonObject o = kv.getValue().getAsJsonObject();
         DType dtype = Safetensors.dtypeOf(o.get("dtype").getAsString())
             .orElseThrow(() -> new IllegalStateException("unknown dtype " + o.get("dtype")));
-        JsonArray dims = o.getAsJsonArray("shape");
-        long[] shape = new long[dims.size()];
-        for (int i = 0; i < shape.length; i++) {
-          shape[i] = dims.get(i).getAsLong();
+        Shape shape = Shape.of(longs(o.getAsJsonArray("shape")));
+        JsonObject sl = o.getAsJsonObject("save_slice_info");
+        SaveSliceInfo slice = sl == null ? null : new SaveSliceInfo(sl.get("full_name").getAsString(),
+            Shape.of(longs(sl.getAsJsonArray("full_shape"))), longs(sl.getAsJsonArray("var_offset")),
+            Shape.of(longs(sl.getAsJsonArray("var_shape"))));
+        if (slice != null && !slice.varShape().equals(shape)) {
+          throw new IllegalStateException(kv.getKey() + " has shape " + shape + " but its save_slice_info says " + slice.varShape());
         }
-        variables.put(kv.getKey(), new Entry(o.get("file").getAsString(), dtype, Shape.of(shape)));
+        variables.put(kv.getKey(), new Entry(o.get("file").getAsString(), dtype, shape, slice));
       }
       return new CheckpointIndex(prefix, root.get("global_step").getAsLong(), shards, variables);
     } catch (RuntimeException e) { // Gson's parse errors, missing fields (NullPointerException), wrong kinds
       throw new StatusException(Code.DATA_LOSS, "corrupt checkpoint index " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  private static JsonObject sliceJson(SaveSliceInfo s) {
+    JsonObject o = new JsonObject();
+    o.addProperty("full_name", s.fullName());
+    o.add("full_shape", array(s.fullShape().toArray()));
+    o.add("var_offset", array(s.varOffset()));
+    o.add("var_shape", array(s.varShape().toArray()));
+    return o;
+  }
+
+  private static JsonArray array(long[] values) {
+    JsonArray a = new JsonArray();
+    for (long v : values) {
+      a.add(v);
+    }
+    return a;
+  }
+
+  private static long[] longs(JsonArray a) {
+    long[] r = new long[a.size()];
+    for (int i = 0; i < r.length; i++) {
+      r[i] = a.get(i).getAsLong();
+    }
+    return r;
   }
 
   /** A shard is a file beside its index: a path that leaves the directory (or is none) makes the index corrupt. */

@@ -239,9 +239,22 @@ public abstract class Optimizer {
       Output init = near.withSubScope(var.name() + "/" + name + "_init")
           .fill(near.constant(shape.toIntArray()), near.constant(var.dtype(), value));
       slot = near.variable(var.name() + "/" + name, init, false);
+      sliceLikePrimary(var, slot);
       bySlot.put(var, slot);
     }
     return slot;
+  }
+
+  /**
+   * A slot of a partition is the same slice of the slot's full variable, as TensorFlow's
+   * slot_creator does: {@code emb/part_1/Adagrad} holds rows 5..9 of {@code emb/Adagrad}, so the
+   * accumulators follow their table when a checkpoint is restored onto another partitioning.
+   */
+  private static void sliceLikePrimary(Variable var, Variable slot) {
+    SaveSliceInfo.of(var).ifPresent(p -> {
+      String suffix = slot.name().startsWith(var.name() + "/") ? slot.name().substring(var.name().length()) : "/" + slot.name();
+      new SaveSliceInfo(p.fullName() + suffix, p.fullShape(), p.varOffset(), p.varShape()).attachTo(slot);
+    });
   }
 
   /**

@@ -13,7 +13,9 @@ import java.util.List;
  * A variable split along axis 0 into shards {@code name/part_0}, {@code name/part_1}, ..., each an
  * ordinary variable (so a replica device setter spreads them over the ps tasks and an optimizer
  * updates each where it lives). Used as an operand it is the concatenation of the shards' reads;
- * its gradient flows back to each shard as the matching slice. Immutable.
+ * its gradient flows back to each shard as the matching slice. Each shard carries TensorFlow's
+ * {@link SaveSliceInfo} (its rows of the whole), so a checkpoint of it restores into a graph that
+ * partitions the same variable differently. Immutable.
  *
  * <pre>{@code
  * PartitionedVariable w = PartitionedVariable.create(tf, "hid_w", Shape.of(784, 100), DType.FLOAT32,
@@ -48,8 +50,10 @@ public final class PartitionedVariable implements Operand {
     int n = partitioner.numShards(shape, dtype);
     long rows = shape.size(0);
     Ops scoped = tf.withSubScope(name);
+    String fullName = scoped.scope().prefix().replaceAll("/$", "");
     List<Variable> shards = new ArrayList<>();
     List<Output> reads = new ArrayList<>();
+    long offset = 0;
     for (int i = 0; i < n; i++) {
       // As TensorFlow: the first (rows % n) shards get one extra row.
       long size = rows / n + (i < rows % n ? 1 : 0);
@@ -60,11 +64,15 @@ public final class PartitionedVariable implements Operand {
       if (v.dtype() != dtype) {
         throw new IllegalArgumentException("initializer of " + name + " gave " + v.dtype() + ", expected " + dtype);
       }
+      long[] at = new long[dims.length];
+      at[0] = offset;
+      new SaveSliceInfo(fullName, shape, at, shardShape).attachTo(v); // so a checkpoint restores onto other partitionings
+      offset += size;
       shards.add(v);
       reads.add(v.value());
     }
     Output value = n == 1 ? reads.get(0) : scoped.withName("concat").concat(reads, 0);
-    return new PartitionedVariable(scoped.scope().prefix().replaceAll("/$", ""), shape, shards, value);
+    return new PartitionedVariable(fullName, shape, shards, value);
   }
 
   public String name() {

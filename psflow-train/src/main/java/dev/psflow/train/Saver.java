@@ -1,6 +1,5 @@
 package dev.psflow.train;
 
-import dev.psflow.exec.Code;
 import dev.psflow.exec.Runner;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.StatusException;
@@ -9,6 +8,7 @@ import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.ops.Ops;
+import dev.psflow.ops.state.AssignVariableOp;
 import dev.psflow.ops.state.Variable;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,8 +49,16 @@ import org.slf4j.LoggerFactory;
  * that checkpoint's shards in place; a crash then makes it fail verification, and
  * {@link #latestCheckpoint} falls back to the one before.
  *
- * <p>Build it before opening sessions that use it (it adds ops to the graph). Immutable; a save and
- * a restore may run from any thread, but two concurrent saves into one directory are not supported.
+ * <p>Big variables: each SaveV2 streams its variables' own storage to the file through a 1 MiB
+ * buffer (no copy of the table), and the index records each partition's {@link SaveSliceInfo},
+ * so a checkpoint saved over P ps tasks restores into a graph that partitions the same variables
+ * over Q: each new part is assembled, on the ps holding it, from the rows of the saved parts that
+ * overlap it, reading only those rows ({@link RestorePlan}, {@link RepartitionedRestore}).
+ *
+ * <p>Build it before opening sessions that use it (it adds ops to the graph; a restore onto a
+ * different partitioning adds its own on first use, which sessions ship as they do any new op).
+ * Immutable but for that cache; a save and a restore may run from any thread, but two concurrent
+ * saves into one directory are not supported.
  *
  * <pre>{@code
  * Saver saver = new Saver(graph);                       // every global variable, keeps the last 5
@@ -65,9 +75,12 @@ public final class Saver {
   private record Shard(String device, List<Variable> variables, Output file, Operation save, Output restoreFiles) {}
 
   private final List<Variable> variables;
+  private final Map<String, SaveSliceInfo> slices = new HashMap<>();
   private final int maxToKeep;
   private final List<Shard> shards;
   private final Operation restoreAll;
+  /** The restore ops of each re-partitioning layout met so far, built on first use. */
+  private final Map<RestorePlan, RepartitionedRestore> repartitioned = new ConcurrentHashMap<>();
 
   /** Saves every global variable of {@code graph} built so far, keeping the last 5 checkpoints. */
   public Saver(Graph graph) {
@@ -88,6 +101,13 @@ public final class Saver {
     this.variables = List.copyOf(variables);
     this.maxToKeep = maxToKeep;
     Map<String, List<Variable>> byDevice = byDevice(variables);
+    Set<String> saved = new HashSet<>(variables.stream().map(Variable::name).toList());
+    for (SaveSliceInfo.Tagged t : variables.get(0).handle().op().graph().collection(SaveSliceInfo.COLLECTION,
+        SaveSliceInfo.Tagged.class)) {
+      if (saved.contains(t.variable())) {
+        slices.put(t.variable(), t.info());
+      }
+    }
     Ops tf = Ops.create(Scope.root(variables.get(0).handle().op().graph()).withSubScope("save"));
     this.shards = new ArrayList<>();
     List<Operation> reads = new ArrayList<>();
@@ -98,7 +118,8 @@ public final class Saver {
       List<String> varNames = vs.stream().map(Variable::name).toList();
       List<DType> dtypes = vs.stream().map(Variable::dtype).toList();
       Output file = tf.withName("shard_file").placeholder(DType.STRING, Shape.scalar());
-      Operation save = onDevice.saveV2(file, varNames, vs.stream().map(Variable::value).toList());
+      // the handles, not reads: SaveV2 streams each variable's own storage, with no copy of a big table
+      Operation save = onDevice.saveV2(file, varNames, vs.stream().map(Variable::handle).toList());
       Output restoreFiles = tf.withName("restore_files").placeholder(DType.STRING, Shape.of(vs.size()));
       List<Output> values = onDevice.restoreV2(restoreFiles, varNames, dtypes);
       reads.add(values.get(0).op());
@@ -111,10 +132,18 @@ public final class Saver {
     for (int i = 0; i < shards.size(); i++) {
       List<Variable> vs = shards.get(i).variables();
       for (int j = 0; j < vs.size(); j++) {
-        assigns.add(afterReads.assign(vs.get(j), restored.get(i).get(j)));
+        assigns.add(assignRestored(afterReads, vs.get(j), restored.get(i).get(j)));
       }
     }
     this.restoreAll = tf.withName("restore_all").group(assigns);
+  }
+
+  /**
+   * Assigns a freshly restored tensor to {@code v}, which takes it as its storage (no copy of a
+   * big table): the restore's outputs have this assign as their only consumer and are never fetched.
+   */
+  static Operation assignRestored(Ops tf, Variable v, Output restored) {
+    return AssignVariableOp.createTakingInput(tf.scope().withColocation(v.handle().op()), v.handle(), restored);
   }
 
   /** The variables grouped by the device of their handle, devices in name order. */
@@ -179,7 +208,7 @@ public final class Saver {
       throw e;
     }
     CheckpointIndex.describe(checkpoint, globalStep, files, shards.stream().map(Shard::device).toList(),
-        shards.stream().map(Shard::variables).toList()).write();
+        shards.stream().map(Shard::variables).toList(), slices).write();
     updateCheckpointFile(absDir, name);
     return checkpoint.toString();
   }
@@ -225,42 +254,29 @@ public final class Saver {
    * one session run. First checks that the checkpoint holds each variable with the graph's dtype
    * and shape (failing with one message naming every missing or different variable) and that its
    * shards are complete; then every device reads its variables' shards and, once all are read and
-   * verified, assigns them.
+   * verified, assigns them. A partitioned variable saved with another partitioning (over 2 ps
+   * tasks, restored over 3) is re-partitioned: each new part is assembled on its own device from
+   * the rows of the saved parts that overlap it ({@link RestorePlan}), reading only those rows.
    */
   public void restore(Session session, Path prefixPath) {
     CheckpointIndex index = CheckpointIndex.read(prefixPath);
-    checkMatchesGraph(index);
+    RestorePlan plan = RestorePlan.of(index, variables, slices);
     index.verifyShards();
-    Runner run = session.runner();
-    for (Shard s : shards) {
-      String[] files = new String[s.variables().size()];
-      for (int j = 0; j < files.length; j++) {
-        files[j] = index.dir().resolve(index.variables().get(s.variables().get(j).name()).file()).toString();
+    if (plan.isDirect()) {
+      Runner run = session.runner();
+      for (Shard s : shards) {
+        String[] files = new String[s.variables().size()];
+        for (int j = 0; j < files.length; j++) {
+          files[j] = index.dir().resolve(index.variables().get(s.variables().get(j).name()).file()).toString();
+        }
+        run.feed(s.restoreFiles(), Tensor.of(files, files.length));
       }
-      run.feed(s.restoreFiles(), Tensor.of(files, files.length));
+      run.addTarget(restoreAll).run();
+      return;
     }
-    run.addTarget(restoreAll).run();
-  }
-
-  private void checkMatchesGraph(CheckpointIndex index) {
-    List<String> problems = new ArrayList<>();
-    boolean differs = false;
-    for (Variable v : variables) {
-      CheckpointIndex.Entry e = index.variables().get(v.name());
-      if (e == null) {
-        problems.add(v.name() + " is missing");
-      } else if (e.dtype() != v.dtype()) {
-        problems.add(v.name() + " has type " + e.dtype() + " in the checkpoint but " + v.dtype() + " in the graph");
-        differs = true;
-      } else if (!e.shape().equals(v.shape())) {
-        problems.add(v.name() + " has shape " + e.shape() + " in the checkpoint but " + v.shape() + " in the graph");
-        differs = true;
-      }
-    }
-    if (!problems.isEmpty()) {
-      throw new StatusException(differs ? Code.INVALID_ARGUMENT : Code.NOT_FOUND,
-          "checkpoint " + index.name() + " does not match the graph: " + String.join("; ", problems));
-    }
+    LOG.info("restoring {} onto a different partitioning:\n  {}", index.name(), String.join("\n  ", plan.describe()));
+    repartitioned.computeIfAbsent(plan, p -> RepartitionedRestore.build(shards.stream().map(Shard::variables).toList(), p))
+        .run(session, index);
   }
 
   /**

@@ -49,6 +49,64 @@ final class IoChecks {
     }
   }
 
+  /**
+   * The rows {@code {start, count}} that a {@code shape_and_slices} entry asks of a stored tensor
+   * of {@code stored} shape, or null for "" (the whole tensor). The entry is TensorFlow's
+   * {@code "<full shape dims> <slice>"}, e.g. {@code "10 4 2,3:-"} for rows 2..4 of a [10,4]
+   * tensor: psflow slices along axis 0 only, so every other dimension must be {@code -} (all of it).
+   */
+  static long[] rows(String spec, String name, Shape stored) {
+    if (spec.isEmpty()) {
+      return null;
+    }
+    String[] parts = spec.trim().split(" +");
+    long[] dims = stored.toArray();
+    String[] slice = parts[parts.length - 1].split(":", -1);
+    try {
+      if (parts.length != dims.length + 1 || slice.length != dims.length || dims.length == 0) {
+        throw new IllegalArgumentException("needs " + dims.length + " dimensions and a slice");
+      }
+      for (int i = 0; i < dims.length; i++) {
+        if (Long.parseLong(parts[i]) != dims[i]) {
+          throw new IllegalArgumentException("the stored tensor has shape " + stored);
+        }
+      }
+      for (int i = 1; i < dims.length; i++) {
+        if (!slice[i].equals("-") && !slice[i].equals("0," + dims[i])) {
+          throw new IllegalArgumentException("psflow restores row ranges (axis 0) only");
+        }
+      }
+      if (slice[0].equals("-")) {
+        return new long[] {0, dims[0]};
+      }
+      String[] startLength = slice[0].split(",", -1);
+      long start = Long.parseLong(startLength[0]);
+      long count = Long.parseLong(startLength[1]);
+      if (startLength.length != 2 || start < 0 || count < 0 || start + count > dims[0]) {
+        throw new IllegalArgumentException("rows " + slice[0] + " are outside " + dims[0] + " rows");
+      }
+      return new long[] {start, count};
+    } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+      throw StatusException.invalidArgument("bad shape_and_slices \"" + spec + "\" for '" + name + "' "
+          + stored + ": " + (e instanceof NumberFormatException || e instanceof ArrayIndexOutOfBoundsException
+              ? "not of the form \"10 4 2,3:-\"" : e.getMessage()));
+    }
+  }
+
+  /** TensorFlow's {@code shape_and_slices} entry for rows {@code [start, start + count)} of a tensor of {@code shape}. */
+  static String rowsSpec(Shape shape, long start, long count) {
+    StringBuilder b = new StringBuilder();
+    long[] dims = shape.toArray();
+    for (long d : dims) {
+      b.append(d).append(' ');
+    }
+    b.append(start).append(',').append(count);
+    for (int i = 1; i < dims.length; i++) {
+      b.append(":-");
+    }
+    return b.toString();
+  }
+
   /** {@code tensor_names} and an all-"" {@code shape_and_slices}, as constants in {@code s}. */
   static Output[] namesAndSlices(Scope s, List<String> names) {
     String[] slices = new String[names.size()];

@@ -21,11 +21,14 @@ import java.util.Map;
 /**
  * RestoreV2: reads tensors from safetensors files on the task where it runs; one output per name,
  * of the type in {@code dtypes}, shaped as the file says. Inputs as TensorFlow's: {@code prefix},
- * {@code tensor_names}, {@code shape_and_slices} (all "": whole tensors). Here {@code prefix} is
+ * {@code tensor_names}, {@code shape_and_slices}: "" for a whole tensor, or TensorFlow's slice spec for a
+ * range of rows ({@code "10 4 2,3:-"}: rows 2..4 of the stored [10,4] tensor; see {@link #rowsSpec}),
+ * which reads only the chunks holding those rows. Here {@code prefix} is
  * either one file (a string scalar: every tensor comes from it) or one file per tensor (a vector as
  * long as {@code tensor_names}): the chief resolves each variable's shard through the checkpoint
- * index, so a checkpoint written by two ps tasks restores into a cluster of three. Each file is
- * opened once and verified whole (header, bounds, CRC32C) before any tensor is returned; a saver
+ * index, so a checkpoint written by two ps tasks restores into a cluster of three. A file asked
+ * only for whole tensors is verified whole (header, bounds, CRC32C); one asked for row ranges is
+ * verified chunk by chunk as read. Either way before any tensor is returned; a saver
  * feeds the outputs to AssignVariableOps colocated with their variables. Every file must be where
  * the device's {@link dev.psflow.exec.FileAccessPolicy} allows (a server's checkpoint root).
  *
@@ -69,7 +72,7 @@ public enum RestoreV2 implements OpDef {
     return ctx -> {
       int n = dtypes.length;
       String[] names = IoChecks.strings(ctx.input(1), n, "tensor_names");
-      IoChecks.requireWholeTensors(IoChecks.strings(ctx.input(2), n, "shape_and_slices"));
+      String[] slices = IoChecks.strings(ctx.input(2), n, "shape_and_slices");
       Tensor prefix = ctx.input(0);
       String[] files = prefix.rank() == 0 ? null : IoChecks.strings(prefix, n, "prefix");
       Map<String, List<Integer>> byFile = new LinkedHashMap<>();
@@ -79,11 +82,11 @@ public enum RestoreV2 implements OpDef {
       Tensor[] out = new Tensor[n];
       for (Map.Entry<String, List<Integer>> e : byFile.entrySet()) {
         Path file = ctx.device().files().check("RestoreV2", e.getKey());
-        List<String> wanted = new ArrayList<>();
-        e.getValue().forEach(i -> wanted.add(names[i]));
-        List<Tensor> read = Safetensors.read(file, wanted);
+        List<Integer> entries = e.getValue();
+        boolean whole = entries.stream().allMatch(i -> slices[i].isEmpty());
+        List<Tensor> read = whole ? readWhole(file, entries, names) : readRows(file, entries, names, slices);
         for (int k = 0; k < read.size(); k++) {
-          int i = e.getValue().get(k);
+          int i = entries.get(k);
           if (read.get(k).dtype() != dtypes[i]) {
             throw StatusException.invalidArgument(file + " holds '" + names[i] + "' as " + read.get(k).dtype()
                 + " but " + dtypes[i] + " was expected");
@@ -96,6 +99,27 @@ public enum RestoreV2 implements OpDef {
         ctx.setOutput(i, out[i]);
       }
     };
+  }
+
+  /** Whole tensors: the file is read once and every byte checked against its CRC32C. */
+  private static List<Tensor> readWhole(Path file, List<Integer> entries, String[] names) {
+    List<String> wanted = new ArrayList<>();
+    entries.forEach(i -> wanted.add(names[i]));
+    return Safetensors.read(file, wanted);
+  }
+
+  /** Some entries are row ranges: read only those rows' chunks, each checked against its chunk CRC32C. */
+  private static List<Tensor> readRows(Path file, List<Integer> entries, String[] names, String[] slices) {
+    SafetensorsHeader h = SafetensorsHeader.read(file);
+    List<Tensor> out = new ArrayList<>();
+    for (int i : entries) {
+      SafetensorsHeader.Entry e = h.entry(names[i])
+          .orElseThrow(() -> StatusException.notFound(file + " holds no tensor named '" + names[i] + "'"));
+      long[] rows = IoChecks.rows(slices[i], names[i], e.shape());
+      long all = e.shape().rank() == 0 ? 1 : e.shape().size(0);
+      out.add(SafetensorsRows.read(file, h, e, rows == null ? 0 : rows[0], rows == null ? all : rows[1]));
+    }
+    return out;
   }
 
   @Override
@@ -134,6 +158,11 @@ public enum RestoreV2 implements OpDef {
       out.add(op.output(i));
     }
     return out;
+  }
+
+  /** The {@code shape_and_slices} entry for rows {@code [start, start + count)} of a stored tensor of {@code shape}. */
+  public static String rowsSpec(Shape shape, long start, long count) {
+    return IoChecks.rowsSpec(shape, start, count);
   }
 
   /** Builds the names and (whole-tensor) slices as constants in {@code s}, next to the restore. */

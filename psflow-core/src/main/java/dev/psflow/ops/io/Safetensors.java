@@ -49,9 +49,13 @@ import java.util.zip.CRC32C;
 public final class Safetensors {
   /** The metadata key holding the data section's CRC32C as 8 lowercase hex digits. */
   public static final String CRC_KEY = "data_crc32c";
+  /** The metadata key prefix of a tensor's chunk checksums: 8 hex digits per {@link #CHUNK_BYTES} piece, concatenated. */
+  public static final String CHUNK_CRC_PREFIX = "chunk_crc32c/";
+  /** The piece size of reads, writes and chunk checksums: a multiple of every element size, so no element straddles two. */
+  public static final int CHUNK_BYTES = 1 << 20;
 
   static final List<String> DTYPE_NAMES = List.of("F32", "F64", "I32", "I64", "BOOL");
-  private static final int CHUNK = 1 << 20; // a multiple of every element size, so no element straddles chunks
+  private static final int CHUNK = CHUNK_BYTES;
   private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
 
   private Safetensors() {}
@@ -95,6 +99,11 @@ public final class Safetensors {
     long offset = 0;
     for (int i = 0; i < names.size(); i++) {
       Tensor t = tensors.get(i);
+      long bytes = (long) t.size() * t.dtype().byteSize();
+      meta.addProperty(CHUNK_CRC_PREFIX + names.get(i), "0".repeat(8 * chunks(bytes))); // fixed width, filled in below
+    }
+    for (int i = 0; i < names.size(); i++) {
+      Tensor t = tensors.get(i);
       long end = offset + (long) t.size() * t.dtype().byteSize();
       JsonObject e = new JsonObject();
       e.addProperty("dtype", dtypeName(t.dtype()));
@@ -114,8 +123,10 @@ public final class Safetensors {
         CRC32C crc = new CRC32C();
         ByteBuffer buf = ByteBuffer.allocateDirect(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
         long pos = 8 + headerBytes;
-        for (Tensor t : tensors) {
-          pos = writeData(ch, pos, t, buf, crc);
+        for (int i = 0; i < tensors.size(); i++) {
+          StringBuilder chunkCrcs = new StringBuilder();
+          pos = writeData(ch, pos, tensors.get(i), buf, crc, chunkCrcs);
+          meta.addProperty(CHUNK_CRC_PREFIX + names.get(i), chunkCrcs.toString());
         }
         meta.addProperty(CRC_KEY, String.format("%08x", crc.getValue()));
         byte[] json = paddedJson(header);
@@ -154,15 +165,30 @@ public final class Safetensors {
     return r;
   }
 
-  private static long writeData(FileChannel ch, long pos, Tensor t, ByteBuffer buf, CRC32C crc) throws IOException {
+  /** How many {@link #CHUNK_BYTES} pieces {@code bytes} bytes make (the last one may be short). */
+  static int chunks(long bytes) {
+    return Math.toIntExact((bytes + CHUNK - 1) / CHUNK);
+  }
+
+  /**
+   * Streams {@code t}'s elements from its backing array to the file, one chunk at a time through
+   * {@code buf}: the checksums see exactly the bytes written, even when an apply updates a live
+   * variable's array meanwhile.
+   */
+  private static long writeData(FileChannel ch, long pos, Tensor t, ByteBuffer buf, CRC32C crc, StringBuilder chunkCrcs)
+      throws IOException {
     int width = t.dtype().byteSize();
     int perChunk = CHUNK / width;
+    CRC32C piece = new CRC32C();
     for (int from = 0; from < t.size(); from += perChunk) {
       int n = Math.min(perChunk, t.size() - from);
       buf.clear();
       TensorBytes.encode(t, from, n, buf);
       buf.position(0).limit(n * width);
       crc.update(buf.duplicate());
+      piece.reset();
+      piece.update(buf.duplicate());
+      chunkCrcs.append(String.format("%08x", piece.getValue()));
       pos += writeFully(ch, buf, pos);
     }
     return pos;

@@ -1,6 +1,8 @@
 package dev.psflow.ops.io;
 
 import dev.psflow.exec.Kernel;
+import dev.psflow.exec.KernelContext;
+import dev.psflow.exec.VariableResource;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
@@ -9,7 +11,9 @@ import dev.psflow.graph.Scope;
 import dev.psflow.graph.TensorSpec;
 import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
+import dev.psflow.ops.state.VarHandleOp;
 import dev.psflow.tensor.DType;
+import dev.psflow.tensor.ResourceHandle;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import java.nio.file.Path;
@@ -24,8 +28,12 @@ import java.util.Map;
  * Inputs as TensorFlow's: {@code prefix} (string scalar; here the shard file's full path, decided by
  * the caller at run time), {@code tensor_names} and {@code shape_and_slices} (string vectors, one
  * entry per tensor; psflow writes whole tensors only, so every slice must be ""), then the
- * tensors. Variables are resources, so a saver feeds it their ReadVariableOps and colocates it with
- * them: each ps task then writes its own variables, and no value crosses the network. The file must be
+ * tensors. A tensor input may also be a variable's resource handle: the kernel then streams the
+ * variable's live storage to the file (no ReadVariableOp copy, so saving an N-byte table costs one
+ * {@link Safetensors#CHUNK_BYTES} buffer, not N more bytes), with the same lack of locking as
+ * TensorFlow's reads: a concurrent asynchronous apply may be half in the file. A saver passes the
+ * handles and colocates the save with the variables: each ps task then writes its own variables,
+ * and no value crosses the network. The file must be
  * where the device's {@link dev.psflow.exec.FileAccessPolicy} allows (a server's checkpoint root). TensorFlow's
  * {@code dtypes} attr is not kept: the inputs carry their types.
  */
@@ -48,7 +56,10 @@ public enum SaveV2 implements OpDef {
     IoChecks.requireStrings(op, 2, "shape_and_slices", Shape.of(n));
     for (int i = 3; i < op.numInputs(); i++) {
       DType t = op.input(i).dtype();
-      if (Safetensors.name(t).isEmpty()) {
+      if (t == DType.RESOURCE && op.input(i).op().def() == VarHandleOp.DEF) {
+        t = op.input(i).op().attrType("dtype");
+      }
+      if (t != DType.RESOURCE && Safetensors.name(t).isEmpty()) {
         throw new IllegalArgumentException("cannot save " + op.input(i).name() + " of type " + t
             + ": checkpoints hold float, double, int32, int64 and bool tensors");
       }
@@ -65,7 +76,8 @@ public enum SaveV2 implements OpDef {
       IoChecks.requireWholeTensors(IoChecks.strings(ctx.input(2), n, "shape_and_slices"));
       List<Tensor> tensors = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
-        tensors.add(ctx.input(3 + i));
+        Tensor in = ctx.input(3 + i);
+        tensors.add(in.dtype() == DType.RESOURCE ? liveValue(ctx, in.resourceHandle()) : in);
       }
       Map<String, String> metadata = new LinkedHashMap<>();
       metadata.put("producer", "psflow");
@@ -76,6 +88,16 @@ public enum SaveV2 implements OpDef {
         throw StatusException.invalidArgument("cannot save to " + file + ": " + e.getMessage());
       }
     };
+  }
+
+  /** The variable's storage itself, not a copy: the write streams from it. */
+  private static Tensor liveValue(KernelContext ctx, ResourceHandle h) {
+    VariableResource v = ctx.resources().find(h, VariableResource.class);
+    if (v == null) {
+      throw StatusException.failedPrecondition(
+          "uninitialized variable " + h.name() + ": run its initializer (or the global variables initializer) first");
+    }
+    return v.valueForUpdate();
   }
 
   @Override
