@@ -61,15 +61,16 @@ public final class CertsCommand implements Callable<Integer> {
       throw new UserErrors.UsageException("give --cluster or --ps_hosts/--worker_hosts, not both");
     }
     if (clusterJson != null) {
-      return TfConfig.parse("{\"cluster\": " + clusterJson + "}").cluster();
+      // Folded as every program folds TF_CONFIG, so the chief's certificate is worker-0's.
+      return TfConfig.parse("{\"cluster\": " + clusterJson + "}").withChiefAsWorkerZero().cluster();
     }
     if (psHosts != null || workerHosts != null) {
       return ClusterSpec.fromFlags(psHosts, workerHosts);
     }
-    String env = System.getenv("TF_CONFIG");
-    if (env == null || env.isBlank()) {
+    TfConfig config = TfConfigEnv.read();
+    if (config == null) {
       throw new UserErrors.UsageException("no cluster: give --ps_hosts and --worker_hosts, --cluster=JSON, or set TF_CONFIG");
     }
-    return TfConfig.parse(env).cluster();
+    return config.cluster();
   }
 }
