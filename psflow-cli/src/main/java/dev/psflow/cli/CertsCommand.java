@@ -30,7 +30,8 @@ public final class CertsCommand implements Callable<Integer> {
   String workerHosts;
 
   @Option(names = "--cluster", paramLabel = "JSON",
-      description = "The cluster as TF_CONFIG's \"cluster\" object, e.g. {\"chief\": [\"c:2222\"], \"ps\": [\"p:2222\"]}.")
+      description = "The cluster as TF_CONFIG's \"cluster\" object, e.g. {\"chief\": [\"c:2222\"], \"ps\": [\"p:2222\"]}; "
+          + "a chief job becomes worker 0 and the workers follow, as every program reads TF_CONFIG.")
   String clusterJson;
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where to write them (a new directory).")
