@@ -24,7 +24,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   String jobName;
 
   @Option(names = "--task_index", description = "Worker task index, should be >= 0. task_index=0 is the master "
-      + "worker task that performs the variable initialization")
+      + "worker task that performs the variable initialization (default: TF_CONFIG's task index)")
   Integer taskIndex;
 
   @Option(names = "--ps_hosts", description = "Comma-separated list of hostname:port pairs "

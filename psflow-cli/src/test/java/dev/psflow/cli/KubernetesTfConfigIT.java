@@ -46,7 +46,7 @@ class KubernetesTfConfigIT {
     assertThat(certs.resolve("worker-0.crt")).as("the chief's certificate is worker 0's").exists();
     assertThat(certs.resolve("worker-1.crt")).exists();
 
-    String[] args = {"mnist-replica", "--train_steps=300", "--tls_dir=" + certs};
+    String[] args = {"mnist-replica", "--train_steps=200", "--tls_dir=" + certs};
     List<PsflowProcess.Running> tasks = new ArrayList<>();
     try {
       tasks.add(PsflowProcess.start(Map.of("TF_CONFIG", tfConfig(cluster, "ps")), jvm, args));
@@ -60,12 +60,12 @@ class KubernetesTfConfigIT {
       assertThat(c.output())
           .contains("TF_CONFIG task chief:0 runs as worker 0 (the chief)")
           .contains("Worker 0: Initializing session...")
-          .contains("After 300 training step(s), validation cross entropy = ");
+          .contains("After 200 training step(s), validation cross entropy = ");
       assertThat(w.output())
           .contains("TF_CONFIG task worker:0 runs as worker 1")
           .contains("Worker 1: Waiting for session to be initialized...")
           .containsPattern("Worker 1: training step \\d+ done \\(global step: \\d+\\)")
-          .contains("After 300 training step(s), validation cross entropy = ");
+          .contains("After 200 training step(s), validation cross entropy = ");
       assertThat(PsflowProcess.valueAfter(c, "test accuracy = ")).isGreaterThanOrEqualTo(0.85);
       PsflowProcess.Running psTask = tasks.get(0);
       assertThat(psTask.process().isAlive()).as("the ps serves until stopped; output:%n%s", psTask.output()).isTrue();
