@@ -30,7 +30,8 @@ public final class CertsCommand implements Callable<Integer> {
   String workerHosts;
 
   @Option(names = "--cluster", paramLabel = "JSON",
-      description = "The cluster as TF_CONFIG's \"cluster\" object, e.g. {\"chief\": [\"c:2222\"], \"ps\": [\"p:2222\"]}.")
+      description = "The cluster as TF_CONFIG's \"cluster\" object, e.g. {\"chief\": [\"c:2222\"], \"ps\": [\"p:2222\"]}; "
+          + "a chief job becomes worker 0 and the workers follow, as every program reads TF_CONFIG.")
   String clusterJson;
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where to write them (a new directory).")
@@ -61,15 +62,16 @@ public final class CertsCommand implements Callable<Integer> {
       throw new UserErrors.UsageException("give --cluster or --ps_hosts/--worker_hosts, not both");
     }
     if (clusterJson != null) {
-      return TfConfig.parse("{\"cluster\": " + clusterJson + "}").cluster();
+      // Folded as every program folds TF_CONFIG, so the chief's certificate is worker-0's.
+      return TfConfig.parse("{\"cluster\": " + clusterJson + "}").withChiefAsWorkerZero().cluster();
     }
     if (psHosts != null || workerHosts != null) {
       return ClusterSpec.fromFlags(psHosts, workerHosts);
     }
-    String env = System.getenv("TF_CONFIG");
-    if (env == null || env.isBlank()) {
+    TfConfig config = TfConfigEnv.read();
+    if (config == null) {
       throw new UserErrors.UsageException("no cluster: give --ps_hosts and --worker_hosts, --cluster=JSON, or set TF_CONFIG");
     }
-    return TfConfig.parse(env).cluster();
+    return config.cluster();
   }
 }

@@ -2,6 +2,7 @@ package dev.psflow.cli;
 
 import dev.psflow.distributed.Explanation;
 import dev.psflow.cluster.ClusterSpec;
+import dev.psflow.cluster.TfConfig;
 import dev.psflow.examples.MnistModel;
 import dev.psflow.examples.MnistReplica;
 import dev.psflow.tensor.Shape;
@@ -16,18 +17,23 @@ import picocli.CommandLine.Option;
 @Command(name = "mnist-replica", mixinStandardHelpOptions = true,
     description = "Distributed MNIST training and validation, with model replicas (TensorFlow's mnist_replica.py).")
 public final class MnistReplicaCommand implements Callable<Integer>, StepToExplain, BackupWorkers {
-  @Option(names = "--job_name", description = "job name: worker or ps")
+  static final String DEFAULT_PS_HOSTS = "localhost:2222";
+  static final String DEFAULT_WORKER_HOSTS = "localhost:2223,localhost:2224";
+
+  @Option(names = "--job_name", description = "job name: worker or ps (default: TF_CONFIG's task type)")
   String jobName;
 
   @Option(names = "--task_index", description = "Worker task index, should be >= 0. task_index=0 is the master "
-      + "worker task that performs the variable initialization")
+      + "worker task that performs the variable initialization (default: TF_CONFIG's task index)")
   Integer taskIndex;
 
-  @Option(names = "--ps_hosts", defaultValue = "localhost:2222", description = "Comma-separated list of hostname:port pairs")
+  @Option(names = "--ps_hosts", description = "Comma-separated list of hostname:port pairs "
+      + "(default: TF_CONFIG's ps job when TF_CONFIG is set, else " + DEFAULT_PS_HOSTS + ")")
   String psHosts;
 
-  @Option(names = "--worker_hosts", defaultValue = "localhost:2223,localhost:2224",
-      description = "Comma-separated list of hostname:port pairs")
+  @Option(names = "--worker_hosts", description = "Comma-separated list of hostname:port pairs "
+      + "(default: TF_CONFIG's chief and worker jobs, the chief first, when TF_CONFIG is set, else "
+      + DEFAULT_WORKER_HOSTS + ")")
   String workerHosts;
 
   @Option(names = "--hidden_units", defaultValue = "100", description = "Number of units in the hidden layer of the NN")
@@ -85,6 +91,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
 
   @Override
   public Integer call() throws InterruptedException {
+    clusterFromTfConfig(true);
     MnistReplica.run(flags(), limits.serverOptions(), System.out);
     return 0;
   }
@@ -93,6 +100,35 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
     return new MnistReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
         learningRate, dataDir, downloadOnly, existingServers, numGpus, syncReplicas, replicasToAggregate,
         logDir, saveCheckpointSecs, saveCheckpointSteps, security.security());
+  }
+
+  /**
+   * Without --ps_hosts and --worker_hosts, takes the cluster from TF_CONFIG when it is set (as
+   * Kubeflow's training operator sets it), and the job and index too unless given; a {@code chief}
+   * job there trains as worker 0, the chief, and the workers follow it ({@link TfConfigEnv}).
+   * Otherwise the example's own defaults.
+   */
+  private void clusterFromTfConfig(boolean say) {
+    TfConfig config = psHosts == null && workerHosts == null ? TfConfigEnv.read() : null;
+    if (config != null) {
+      for (String job : List.of("ps", "worker")) {
+        if (!config.cluster().hasJob(job)) {
+          throw new UserErrors.UsageException("TF_CONFIG's cluster has no '" + job + "' job (nor a chief): "
+              + "mnist-replica needs ps and worker tasks; its jobs are " + config.cluster().jobs());
+        }
+      }
+      psHosts = String.join(",", config.cluster().tasks("ps"));
+      workerHosts = String.join(",", config.cluster().tasks("worker"));
+      if (jobName == null && taskIndex == null && config.taskType() != null) {
+        jobName = config.taskType();
+        taskIndex = config.taskIndex();
+        if (say) {
+          System.out.println(TfConfigEnv.describe(config));
+        }
+      }
+    }
+    psHosts = psHosts != null ? psHosts : DEFAULT_PS_HOSTS;
+    workerHosts = workerHosts != null ? workerHosts : DEFAULT_WORKER_HOSTS;
   }
 
   /**
@@ -107,6 +143,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   /** The step a worker runs ({@code --task_index}, default 0): feed a batch, run the train op, fetch global_step. */
   @Override
   public Explanation.Step describeStep() {
+    clusterFromTfConfig(false);
     if (taskIndex == null) {
       taskIndex = 0;
     }

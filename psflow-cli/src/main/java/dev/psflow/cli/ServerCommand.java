@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code psflow server}: a bare server for one task of a cluster, which serves until stopped. The
- * cluster comes from {@code --ps_hosts/--worker_hosts} or, when those are absent, from TF_CONFIG; it
+ * cluster comes from {@code --ps_hosts/--worker_hosts} or, when those are absent, from TF_CONFIG (a
+ * {@code chief} job there becomes worker 0: {@link TfConfigEnv}); it
  * speaks mutual TLS ({@code --tls_dir}) or, when asked with {@code --insecure}, plaintext.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
@@ -40,12 +41,11 @@ public final class ServerCommand implements Callable<Integer> {
     if (psHosts != null || workerHosts != null) {
       cluster = ClusterSpec.fromFlags(psHosts, workerHosts);
     } else {
-      String env = System.getenv("TF_CONFIG");
-      if (env == null || env.isBlank()) {
+      TfConfig config = TfConfigEnv.read();
+      if (config == null) {
         throw new UserErrors.UsageException(
             "no cluster: give --ps_hosts and --worker_hosts, or set TF_CONFIG to {\"cluster\": ..., \"task\": ...}");
       }
-      TfConfig config = TfConfig.parse(env);
       cluster = config.cluster();
       job = job != null ? job : config.taskType();
       index = index != null ? index : (config.taskIndex() >= 0 ? config.taskIndex() : null);

@@ -6,8 +6,9 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * The flags that bound what peers may make a task's server hold ({@link ServerLimits}), mixed into
- * every program that starts a server. Defaults are {@link ServerLimits#DEFAULTS}.
+ * The flags that bound what peers may make a task's server hold ({@link ServerLimits}), and the
+ * interface it listens on ({@code --bind_host}), mixed into every program that starts a server.
+ * Defaults are {@link ServerLimits#DEFAULTS} and the task's own address.
  */
 final class ServerLimitOptions {
   @Option(names = "--max_tensor_bytes", paramLabel = "BYTES", description = "The largest tensor the task's server "
@@ -52,8 +53,15 @@ final class ServerLimitOptions {
         .withAbandonedStep(Duration.ofSeconds(abandonedStepSecs));
   }
 
+  // Where the server listens belongs with what it holds: both shape the one ServerOptions every program's server gets.
+  @Option(names = "--bind_host", paramLabel = "HOST", description = "The interface the task's server listens on, "
+      + "e.g. 0.0.0.0 for all of them as TensorFlow's servers do (default: the host of the task's own address; peers "
+      + "reach it by that address either way). The Kubernetes manifests use 0.0.0.0: a pod's service name resolves "
+      + "only once the pod runs.")
+  String bindHost;
+
   ServerOptions serverOptions() {
-    return ServerOptions.DEFAULTS.withLimits(limits());
+    return ServerOptions.DEFAULTS.withLimits(limits()).withBindHost(bindHost);
   }
 
   private static void positive(long v, String flag) {

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the packaged {@code psflow} command as a separate process, as a user would, and captures its output. */
@@ -26,10 +27,18 @@ final class PsflowProcess {
 
   /** Starts {@code psflow args...} in the background; close the result to kill it (and its children). */
   static Running start(String... args) throws IOException {
+    return start(Map.of(), List.of(), args);
+  }
+
+  /** As {@link #start(String...)}, with these environment variables and extra JVM flags (before -jar). */
+  static Running start(Map<String, String> env, List<String> jvmFlags, String... args) throws IOException {
     List<String> cmd = command(args);
+    cmd.addAll(1, jvmFlags);
     Path log = Files.createTempFile("psflow-it", ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .directory(Path.of(System.getProperty("psflow.home", "..")).toFile()).start();
+    ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+        .directory(Path.of(System.getProperty("psflow.home", "..")).toFile());
+    b.environment().putAll(env);
+    Process p = b.start();
     return new Running(String.join(" ", args), p, log);
   }
 

@@ -12,6 +12,18 @@ import java.util.Map;
 /**
  * The {@code TF_CONFIG} convention, the one environment variable psflow honours:
  * {@code {"cluster": {"ps": ["h:2222"], "worker": [...]}, "task": {"type": "worker", "index": 0}}}.
+ * Keys other than "cluster" and "task" (Kubeflow's training operator adds
+ * {@code "environment": "cloud"}) are ignored. Immutable.
+ *
+ * <p>TensorFlow's estimator convention names the chief as a job of its own, {@code "chief"} (or
+ * the older {@code "master"}), beside the workers; psflow's programs know one job of training
+ * replicas, {@code worker}, whose task 0 is the chief. {@link #withChiefAsWorkerZero()} maps the
+ * one to the other.
+ *
+ * <pre>{@code
+ * TfConfig c = TfConfig.parse(System.getenv("TF_CONFIG")).withChiefAsWorkerZero();
+ * Server s = Server.create(c.cluster(), c.taskType(), c.taskIndex());
+ * }</pre>
  *
  * @param cluster the cluster spec
  * @param taskType the job of this process, or null when TF_CONFIG has no "task"
@@ -59,6 +71,40 @@ public record TfConfig(ClusterSpec cluster, String taskType, int taskIndex) {
     }
     cluster.address(type, index); // the task must exist
     return new TfConfig(cluster, type, index);
+  }
+
+  /**
+   * This config with TensorFlow's separate chief job folded into the workers: the chief (job
+   * {@code chief} or {@code master}, one task) becomes {@code worker} task 0 and worker {@code i}
+   * becomes worker {@code i + 1}; this process's task is renumbered alike. Every process of a
+   * cluster must see the same numbering, so every psflow program that reads TF_CONFIG calls this.
+   * Unchanged when there is no chief job.
+   */
+  public TfConfig withChiefAsWorkerZero() {
+    Map<String, List<String>> jobs = new LinkedHashMap<>(cluster.asMap());
+    String chiefJob = jobs.containsKey("chief") ? "chief" : jobs.containsKey("master") ? "master" : null;
+    if (chiefJob == null) {
+      return this;
+    }
+    if (jobs.containsKey("chief") && jobs.containsKey("master")) {
+      throw new IllegalArgumentException("TF_CONFIG has both a \"chief\" and a \"master\" job: give one chief");
+    }
+    List<String> chief = jobs.remove(chiefJob);
+    if (chief.size() != 1) {
+      throw new IllegalArgumentException("TF_CONFIG job '" + chiefJob + "' has " + chief.size() + " tasks: the chief is one task");
+    }
+    List<String> workers = new ArrayList<>(chief);
+    workers.addAll(jobs.getOrDefault("worker", List.of()));
+    jobs.put("worker", workers);
+    String type = taskType;
+    int index = taskIndex;
+    if (chiefJob.equals(taskType)) {
+      type = "worker";
+      index = 0;
+    } else if ("worker".equals(taskType)) {
+      index = taskIndex + 1;
+    }
+    return new TfConfig(ClusterSpec.of(jobs), type, index);
   }
 
   private static String abbreviate(String s) {

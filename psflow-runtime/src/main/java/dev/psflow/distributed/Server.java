@@ -39,7 +39,7 @@ public final class Server implements AutoCloseable {
     workers.setLocalWorker(worker);
     this.master = new Master(task, workers, options.peerWaitMillis(), options.limits().tensorSize());
     try {
-      this.binding = transport.serve(task, address, master, worker);
+      this.binding = transport.serve(task, listenAddress(address, options.bindHost()), master, worker);
     } catch (RuntimeException e) {
       master.close();
       worker.close();
@@ -49,6 +49,15 @@ public final class Server implements AutoCloseable {
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
     InProcessMasters.register(target, master);
+  }
+
+  /** Where to listen: the task's own address, or its port on {@code bindHost} when one is given. */
+  private static String listenAddress(String address, String bindHost) {
+    if (bindHost == null || bindHost.isBlank()) {
+      return address;
+    }
+    String port = address.substring(address.lastIndexOf(':') + 1);
+    return (bindHost.contains(":") ? "[" + bindHost + "]" : bindHost) + ":" + port;
   }
 
   /** Creates and starts the server of task {@code index} of {@code job}; fails naming the address if it cannot bind. */

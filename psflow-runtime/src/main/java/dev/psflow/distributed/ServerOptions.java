@@ -18,29 +18,37 @@ import java.nio.file.Path;
  * @param checkpointRoot the only directory under which this task's SaveV2/RestoreV2 may write and
  *     read (null: the JVM's temporary directory, {@code java.io.tmpdir})
  * @param limits what one request or peer may make the server hold
+ * @param bindHost the interface the server listens on, e.g. {@code 0.0.0.0} for all of them, as
+ *     TensorFlow's servers do (null: the host of the task's own address in the cluster spec). Peers
+ *     still reach it by that address; this matters where the task's name resolves only from
+ *     elsewhere or only later, as a Kubernetes pod's service name while the pod starts.
  */
 public record ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot,
-    ServerLimits limits) {
-  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null, ServerLimits.DEFAULTS);
+    ServerLimits limits, String bindHost) {
+  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null, ServerLimits.DEFAULTS, null);
 
   public ServerOptions withPeerWaitMillis(long millis) {
-    return new ServerOptions(millis, transport, tls, checkpointRoot, limits);
+    return new ServerOptions(millis, transport, tls, checkpointRoot, limits, bindHost);
   }
 
   public ServerOptions withTransport(Transport t) {
-    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot, limits);
+    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot, limits, bindHost);
   }
 
   public ServerOptions withTls(TlsConfig t) {
-    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot, limits);
+    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot, limits, bindHost);
   }
 
   public ServerOptions withCheckpointRoot(Path root) {
-    return new ServerOptions(peerWaitMillis, transport, tls, root, limits);
+    return new ServerOptions(peerWaitMillis, transport, tls, root, limits, bindHost);
   }
 
   public ServerOptions withLimits(ServerLimits l) {
-    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, l);
+    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, l, bindHost);
+  }
+
+  public ServerOptions withBindHost(String host) {
+    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, limits, host);
   }
 
   /** The checkpoint root in force: {@link #checkpointRoot()} or the JVM's temporary directory. */
