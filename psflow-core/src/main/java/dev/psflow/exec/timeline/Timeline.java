@@ -119,7 +119,8 @@ public final class Timeline {
     sorted.sort(Comparator.comparingLong(Span::ts).thenComparing(Comparator.comparingLong(Span::dur).reversed()));
     Map<String, List<Long>> laneEnds = new HashMap<>();
     Map<Integer, String> processes = new TreeMap<>();
-    Map<Long, Object[]> threads = new TreeMap<>(); // tid → {pid, name}
+    Map<List<Long>, String> threads = new TreeMap<>(Comparator.comparing((List<Long> k) -> k.get(0))
+        .thenComparing(k -> k.get(1))); // (pid, tid) → row name
     List<String> out = new ArrayList<>();
     List<String> body = new ArrayList<>();
     for (Span s : sorted) {
@@ -136,7 +137,7 @@ public final class Timeline {
       }
       long tid = ((long) TaskRows.pid(client) * 10 + s.row()) * 100 + Math.min(lane, 99);
       processes.put(pid, s.task());
-      threads.putIfAbsent(tid, new Object[] {pid, rowName(s.task(), s.row(), lane)});
+      threads.putIfAbsent(List.of((long) pid, tid), rowName(s.task(), s.row(), lane));
       body.add(complete(s, pid, tid));
       for (Span c : s.children()) {
         body.add(complete(c, pid, tid));
@@ -146,9 +147,10 @@ public final class Timeline {
       out.add(metadata("process_name", pid, 0, Map.of("name", task)));
       out.add(metadata("process_sort_index", pid, 0, Map.of("sort_index", pid)));
     });
-    threads.forEach((tid, v) -> {
-      out.add(metadata("thread_name", (Integer) v[0], tid, Map.of("name", v[1])));
-      out.add(metadata("thread_sort_index", (Integer) v[0], tid, Map.of("sort_index", tid)));
+    threads.forEach((key, name) -> {
+      int pid = key.get(0).intValue();
+      out.add(metadata("thread_name", pid, key.get(1), Map.of("name", name)));
+      out.add(metadata("thread_sort_index", pid, key.get(1), Map.of("sort_index", key.get(1))));
     });
     out.addAll(body);
     return out;
