@@ -13,8 +13,9 @@ import java.util.TreeMap;
  * TensorFlow's {@code timeline.Timeline} across tasks: the {@link StepStats} of traced steps as
  * Chrome Trace Event Format events, one process row per task ({@code /job:ps/task:0}, ...) and on
  * it thread rows for its kernels, its Recv ops (wait and transfer together, as the executor sees
- * them), the RPCs it made and the RPCs it served. A RecvTensor whose serving side was traced too is
- * split in two: the wait (until the sender had the tensor) and the transfer (the rest). Every event
+ * them), the RPCs it made and the RPCs it served. A RecvTensor whose serving side reported it too
+ * (a task reports the calls it serves while its part of the step runs) is split in two: the wait
+ * (until the sender had the tensor) and the transfer (the rest). Every event
  * carries the step id in its args. Rows a client's steps take on other tasks are named after it
  * ("kernels · steps of worker 1"), so that traces of several workers merge without overlapping.
  * Timestamps are the tasks' wall clocks ({@link dev.psflow.exec.WallClock}), µs since the epoch.
