@@ -6,6 +6,7 @@ import dev.psflow.examples.MnistModel;
 import dev.psflow.examples.MnistReplica;
 import dev.psflow.train.TracedSteps;
 import dev.psflow.tensor.Shape;
+import java.io.PrintStream;
 import java.util.List;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -106,17 +107,25 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
         traceFile != null ? traceFile : Path.of("trace.json"), ClusterSpec.taskName("worker", taskIndex == null ? 0 : taskIndex));
     // TensorFlow's lines stay as they are; on a terminal a live progress line sits below them.
     Progress progress = new Progress(System.out, trainSteps, "global step");
-    MnistReplica.run(flags(), limits.serverOptions(), trace, new MnistReplica.ProgressListener() {
-      @Override
-      public void step(long globalStep, double loss) {
-        progress.step(globalStep, loss);
-      }
+    PrintStream err = System.err;
+    if (progress.isLive()) {
+      System.setErr(progress.above(err)); // log lines (checkpoints, recovery) too go above the live line
+    }
+    try {
+      MnistReplica.run(flags(), limits.serverOptions(), trace, new MnistReplica.ProgressListener() {
+        @Override
+        public void step(long globalStep, double loss) {
+          progress.step(globalStep, loss);
+        }
 
-      @Override
-      public void finish() {
-        progress.finish();
-      }
-    }, progress.above());
+        @Override
+        public void finish() {
+          progress.finish();
+        }
+      }, progress.above());
+    } finally {
+      System.setErr(err);
+    }
     return 0;
   }
 

@@ -103,6 +103,14 @@ public final class Progress {
    * drawn again after it; otherwise the lines pass through unchanged.
    */
   public PrintStream above() {
+    return above(out);
+  }
+
+  /**
+   * As {@link #above()}, the lines going to {@code target} (e.g. standard error, which shares the
+   * terminal): the live line is erased and drawn again on this progress's stream around them.
+   */
+  public PrintStream above(PrintStream target) {
     return new PrintStream(new OutputStream() {
       @Override
       public void write(int b) {
@@ -111,25 +119,32 @@ public final class Progress {
 
       @Override
       public void write(byte[] b, int off, int len) {
-        writeAbove(b, off, len);
+        writeAbove(target, b, off, len);
       }
 
       @Override
       public void flush() {
-        out.flush();
+        target.flush();
       }
     }, true, StandardCharsets.UTF_8);
   }
 
-  private synchronized void writeAbove(byte[] b, int off, int len) {
+  /** Whether the line is live (a terminal) rather than plain lines. */
+  public boolean isLive() {
+    return live;
+  }
+
+  private synchronized void writeAbove(PrintStream target, byte[] b, int off, int len) {
     if (len == 0) {
       return;
     }
     if (live && dirty && atLineStart) {
       out.print("\r\033[K");
+      out.flush();
       dirty = false;
     }
-    out.write(b, off, len);
+    target.write(b, off, len);
+    target.flush();
     atLineStart = b[off + len - 1] == '\n';
     if (live && atLineStart && liveLine != null) {
       out.print(liveLine + "\033[K");

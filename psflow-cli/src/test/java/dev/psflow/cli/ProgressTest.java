@@ -44,4 +44,19 @@ class ProgressTest {
         .endsWith("Worker 0: training step 2 done (global step: 2)")
         .anyMatch(l -> l.startsWith("global step 2/2  loss 0.5000  ") && !l.contains("\033"));
   }
+
+  @Test
+  void linesForStandardErrorGoThereWhileTheLiveLineIsErasedAndDrawnAgainOnItsOwnStream() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Progress p = new Progress(new PrintStream(out, true, StandardCharsets.UTF_8), 10, true, "global step");
+    p.step(1, 2.5);
+    Thread.sleep(120);
+    p.step(5, 1.5);
+    p.above(new PrintStream(err, true, StandardCharsets.UTF_8)).println("INFO CheckpointSaverHook - Saving checkpoints");
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("INFO CheckpointSaverHook - Saving checkpoints\n");
+    String live = out.toString(StandardCharsets.UTF_8);
+    assertThat(live).startsWith("\rglobal step 5/10  loss 1.5000").contains("\033[K\r\033[Kglobal step 5/10")
+        .endsWith("\033[K");
+  }
 }
