@@ -9,13 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A Chrome trace file ({@code {"traceEvents":[...]}}) that several processes of one run add to:
  * each worker of a cluster writes its steps' events into the same file, under an exclusive file
  * lock, so the file always holds one valid JSON document with every task's row. A file last written
- * before {@code sinceMillis} (a previous run's) is replaced instead of added to. Thread-safe across
- * processes of one machine (file locks); tasks on different machines each write their own file.
+ * before {@code sinceMillis} (a previous run's) is replaced instead of added to. Thread-safe, and
+ * safe across processes of one machine (file locks); tasks on different machines each write their
+ * own file.
  *
  * <pre>{@code
  * TraceFile.write(Path.of("trace.json"), timeline.events(), jvmStartMillis);
@@ -24,6 +26,7 @@ import java.util.List;
 public final class TraceFile {
   private static final String HEAD = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   private static final String TAIL = "\n]}\n";
+  private static final ReentrantLock IN_THIS_JVM = new ReentrantLock();
 
   private TraceFile() {}
 
@@ -44,6 +47,9 @@ public final class TraceFile {
     if (dir != null) {
       Files.createDirectories(dir);
     }
+    // A file lock keeps other processes out; this JVM's own writers (in-process tasks) queue here first,
+    // as a second lock on the same file from one JVM would throw OverlappingFileLockException.
+    IN_THIS_JVM.lock();
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
         StandardOpenOption.WRITE); FileLock lock = ch.lock()) {
       long size = ch.size();
@@ -64,6 +70,8 @@ public final class TraceFile {
         ch.write(buf);
       }
       ch.force(false);
+    } finally {
+      IN_THIS_JVM.unlock();
     }
   }
 
