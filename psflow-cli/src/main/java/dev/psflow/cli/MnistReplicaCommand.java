@@ -5,7 +5,9 @@ import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.cluster.TfConfig;
 import dev.psflow.examples.MnistModel;
 import dev.psflow.examples.MnistReplica;
+import dev.psflow.train.TracedSteps;
 import dev.psflow.tensor.Shape;
+import java.io.PrintStream;
 import java.util.List;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -85,6 +87,15 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "(replaces --save_checkpoint_secs)")
   Integer saveCheckpointSteps;
 
+  @Option(names = "--trace_steps", description = "Trace the training runs of global steps A..B (e.g. 100:105): "
+      + "every op's kernel time, each RecvTensor's wait and transfer, each RPC, on every task")
+  String traceSteps;
+
+  @Option(names = "--trace_file", description = "Where --trace_steps writes its Chrome trace (Trace Event JSON for "
+      + "ui.perfetto.dev or chrome://tracing); the workers on one machine add their runs to this one file "
+      + "(default: trace.json)")
+  Path traceFile;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
@@ -92,7 +103,36 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   @Override
   public Integer call() throws InterruptedException {
     clusterFromTfConfig(true);
-    MnistReplica.run(flags(), limits.serverOptions(), System.out);
+    if (traceFile != null && traceSteps == null) {
+      throw new IllegalArgumentException("--trace_file needs --trace_steps=A:B (the global steps to trace)");
+    }
+    if (!"worker".equals(jobName)) {
+      MnistReplica.run(flags(), limits.serverOptions(), System.out);
+      return 0;
+    }
+    TracedSteps trace = traceSteps == null ? null : TracedSteps.parse(traceSteps,
+        traceFile != null ? traceFile : Path.of("trace.json"), ClusterSpec.taskName("worker", taskIndex == null ? 0 : taskIndex));
+    // TensorFlow's lines stay as they are; on a terminal a live progress line sits below them.
+    Progress progress = new Progress(System.out, trainSteps, "global step");
+    PrintStream err = System.err;
+    if (progress.isLive()) {
+      System.setErr(progress.above(err)); // log lines (checkpoints, recovery) too go above the live line
+    }
+    try {
+      MnistReplica.run(flags(), limits.serverOptions(), trace, new MnistReplica.ProgressListener() {
+        @Override
+        public void step(long globalStep, double loss) {
+          progress.step(globalStep, loss);
+        }
+
+        @Override
+        public void finish() {
+          progress.finish();
+        }
+      }, progress.above());
+    } finally {
+      System.setErr(err);
+    }
     return 0;
   }
 

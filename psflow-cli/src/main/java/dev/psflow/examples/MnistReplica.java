@@ -7,6 +7,7 @@ import dev.psflow.data.MnistDatasets;
 import dev.psflow.distributed.Server;
 import dev.psflow.distributed.ServerOptions;
 import dev.psflow.distributed.grpc.WireStats;
+import dev.psflow.exec.Runner;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.graph.Graph;
@@ -22,6 +23,7 @@ import dev.psflow.train.Optimizer;
 import dev.psflow.train.ReplicaDeviceSetter;
 import dev.psflow.train.SyncReplicasHook;
 import dev.psflow.train.SyncReplicasOptimizer;
+import dev.psflow.train.TracedSteps;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -55,6 +57,18 @@ public final class MnistReplica {
    */
   public record ReplicaGraph(Graph graph, MnistModel model, Operation trainStep, Operation initOp,
       SessionOptions config, String workerDevice, SyncReplicasOptimizer sync) {}
+
+  /**
+   * What a worker reports besides its TensorFlow lines: the global step and loss after each run
+   * (for a progress line), and when training ended. Called from the training loop's thread.
+   */
+  public interface ProgressListener {
+    ProgressListener NONE = (step, loss) -> {};
+
+    void step(long globalStep, double loss);
+
+    default void finish() {}
+  }
 
   private MnistReplica() {}
 
@@ -92,6 +106,15 @@ public final class MnistReplica {
 
   /** As {@link #run(Flags, PrintStream)}, the task's server made with {@code serverOptions}. */
   public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
+    run(f, serverOptions, null, ProgressListener.NONE, out);
+  }
+
+  /**
+   * As {@link #run(Flags, PrintStream)}; a worker traces the runs {@code trace} covers (null: none)
+   * and tells {@code progress} of each step.
+   */
+  public static void run(Flags f, ServerOptions serverOptions, TracedSteps trace, ProgressListener progress,
+      PrintStream out) throws InterruptedException {
     MnistDatasets mnist = MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true);
     if (f.downloadOnly()) {
       return;
@@ -135,7 +158,7 @@ public final class MnistReplica {
       out.println("Worker " + task + ": Session initialization complete.");
       try {
         Output dropped = sync != null && isChief ? sync.droppedGradients() : null;
-        train(f, out, mnist.train(), sess, m, rg.trainStep(), task, summaries, dropped);
+        train(f, out, mnist.train(), sess, m, rg.trainStep(), task, summaries, dropped, trace, progress);
       } finally {
         if (syncHook != null) {
           syncHook.stopQueueRunner();
@@ -195,7 +218,8 @@ public final class MnistReplica {
 
   /** Trains until the global step reaches --train_steps; {@code dropped} (sync chief) is summarized now and then. */
   private static void train(Flags f, PrintStream out, DataSet train, MonitoredTrainingSession sess, MnistModel m,
-      Operation trainStep, int task, MnistReplicaSummaries summaries, Output dropped) {
+      Operation trainStep, int task, MnistReplicaSummaries summaries, Output dropped, TracedSteps trace,
+      ProgressListener progress) {
     double begin = now();
     out.printf(Locale.ROOT, "Training begins @ %f%n", begin);
     WireStats.Snapshot wireBefore = WireStats.snapshot();
@@ -204,8 +228,16 @@ public final class MnistReplica {
     long localStep = 0;
     while (true) {
       Batch b = train.nextBatch(f.batchSize());
-      List<Tensor> r = sess.runner().feed(m.x(), b.images()).feed(m.labels(), b.labels())
-          .addTarget(trainStep).fetch(m.globalStep()).fetch(m.crossEntropy()).run();
+      Runner runner = sess.runner().feed(m.x(), b.images()).feed(m.labels(), b.labels())
+          .addTarget(trainStep).fetch(m.globalStep()).fetch(m.crossEntropy());
+      List<Tensor> r;
+      if (trace != null && trace.covers(firstGlobal < 0 ? -1 : lastGlobal)) {
+        Session.Run run = runner.setOptions(TracedSteps.OPTIONS).runAndFetchMetadata();
+        r = run.outputs();
+        trace.add(run.metadata().stepStats(), r.get(0).scalarLong());
+      } else {
+        r = runner.run();
+      }
       long step = r.get(0).scalarLong();
       summaries.afterStep(step, r.get(1).scalarDouble());
       firstGlobal = firstGlobal < 0 ? step : firstGlobal;
@@ -216,10 +248,17 @@ public final class MnistReplica {
         summaries.droppedStaleGradients(step, n.scalarLong());
       }
       out.printf(Locale.ROOT, "%f: Worker %d: training step %d done (global step: %d)%n", now(), task, localStep, step);
-      if (step >= f.trainSteps()) {
+      progress.step(step, r.get(1).scalarDouble());
+      boolean end = step >= f.trainSteps();
+      String traced = trace != null ? trace.afterRun(step, end) : null;
+      if (traced != null) {
+        out.println("Worker " + task + ": " + traced);
+      }
+      if (end) {
         break;
       }
     }
+    progress.finish();
     summaries.atEnd();
     double end = now();
     WireStats.Snapshot wire = WireStats.snapshot().minus(wireBefore);

@@ -62,18 +62,23 @@ public final class LocalSession implements Session {
       return new Run(run(r, tracer), RunMetadata.EMPTY);
     }
     StepStatsCollector stats = new StepStatsCollector(device.name());
-    List<Tensor> out = run(r, stats);
-    return new Run(out, new RunMetadata(new StepStats(List.of(stats.stats()))));
+    long stepId = stepIds.incrementAndGet();
+    List<Tensor> out = run(r, stats, stepId);
+    return new Run(out, new RunMetadata(new StepStats(stepId, List.of(stats.stats()))));
   }
 
   private List<Tensor> run(RunRequest r, StepTracer stepTracer) {
+    return run(r, stepTracer, stepIds.incrementAndGet());
+  }
+
+  private List<Tensor> run(RunRequest r, StepTracer stepTracer, long stepId) {
     if (closed) {
       throw new IllegalStateException("session is closed");
     }
     FeedChecks.check(r.feeds(), r.feedValues());
     Executor ex = executors.computeIfAbsent(new Signature(r.feeds(), r.fetches(), r.targets()), this::build);
     long timeout = r.timeoutMillis() > 0 ? r.timeoutMillis() : options.operationTimeoutMillis();
-    StepContext step = StepContext.local(stepIds.incrementAndGet()).withTracer(stepTracer);
+    StepContext step = StepContext.local(stepId).withTracer(stepTracer);
     return Steps.await(ex.run(step, r.feedValues().toArray(Tensor[]::new)), step, timeout);
   }
 

@@ -23,6 +23,7 @@ class RunMetadataTest {
           .setOptions(RunOptions.DEFAULTS.withTraceLevel(RunOptions.TraceLevel.FULL_TRACE)).runAndFetchMetadata();
       assertThat(r.outputs().get(0)).isEqualTo(Tensor.of(new float[] {9, 12, 18, 24}, 2, 2));
       StepStats stats = r.metadata().stepStats();
+      assertThat(stats.stepId()).isPositive();
       assertThat(stats.devStats()).hasSize(1);
       StepStats.DeviceStepStats device = stats.devStats().get(0);
       assertThat(device.device()).isEqualTo(LocalSession.DEVICE);

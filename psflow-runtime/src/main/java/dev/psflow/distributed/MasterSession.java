@@ -8,6 +8,7 @@ import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.exec.StatusException;
 import dev.psflow.exec.StepStats;
+import dev.psflow.exec.StepStatsCollector;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
@@ -123,6 +124,8 @@ final class MasterSession {
   private CompletableFuture<Session.Run> execute(StepPlan plan, Signature sig, long stepId, List<Tensor> feedValues,
       long timeoutMillis, boolean trace) {
     StepStats.DeviceStepStats[] stats = trace ? new StepStats.DeviceStepStats[plan.parts().size()] : null;
+    // When traced, the master's own task reports the RunGraph calls it made (how long each task's part took, seen from here).
+    StepStatsCollector calls = trace ? new StepStatsCollector(defaultDevice) : null;
     Tensor[] results = new Tensor[sig.fetches().size()];
     AtomicReference<StatusException> first = new AtomicReference<>();
     List<CompletableFuture<Void>> runs = new ArrayList<>();
@@ -131,7 +134,12 @@ final class MasterSession {
       int partIndex = part;
       List<Tensor> feeds = new ArrayList<>(p.feedIndex().size());
       p.feedIndex().forEach(i -> feeds.add(feedValues.get(i)));
+      long callNanos = trace ? System.nanoTime() : 0;
       runs.add(p.client().runGraph(p.graphHandle(), stepId, feeds, timeoutMillis, trace).handle((run, e) -> {
+        if (calls != null) {
+          calls.rpcDone("RunGraph", StepStats.Side.CLIENT, p.task(), RegisteredGraphs.abbreviate(p.graphHandle()),
+              callNanos, System.nanoTime(), 0);
+        }
         if (e != null) {
           StatusException s = StatusException.from(e instanceof CompletionException ? e.getCause() : e);
           if (first.compareAndSet(null, s)) {
@@ -168,10 +176,29 @@ final class MasterSession {
         }
         throw s;
       }
-      RunMetadata metadata = stats == null ? RunMetadata.EMPTY : new RunMetadata(new StepStats(
-          java.util.Arrays.stream(stats).filter(java.util.Objects::nonNull).toList()));
+      RunMetadata metadata = stats == null ? RunMetadata.EMPTY : new RunMetadata(withCalls(stepId, stats, calls));
       return new Session.Run(List.of(results), metadata);
     });
+  }
+
+  /** The tasks' stats, the master's RunGraph calls joined to its own task's entry (one entry per task). */
+  private StepStats withCalls(long stepId, StepStats.DeviceStepStats[] stats, StepStatsCollector calls) {
+    StepStats.DeviceStepStats mine = calls.stats();
+    List<StepStats.DeviceStepStats> devStats = new ArrayList<>();
+    for (StepStats.DeviceStepStats d : stats) {
+      if (d != null && d.device().equals(defaultDevice)) {
+        List<StepStats.RpcStats> rpcs = new ArrayList<>(d.rpcStats());
+        rpcs.addAll(mine.rpcStats());
+        mine = null;
+        devStats.add(new StepStats.DeviceStepStats(d.device(), d.nodeStats(), rpcs));
+      } else if (d != null) {
+        devStats.add(d);
+      }
+    }
+    if (mine != null) {
+      devStats.add(mine);
+    }
+    return new StepStats(stepId, devStats);
   }
 
   private void abortEverywhere(StepPlan plan, long stepId, StatusException why) {

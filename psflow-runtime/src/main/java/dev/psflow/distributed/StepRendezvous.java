@@ -5,6 +5,8 @@ import dev.psflow.exec.Code;
 import dev.psflow.exec.LocalRendezvous;
 import dev.psflow.exec.Rendezvous;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.StepStats;
+import dev.psflow.exec.StepTracer;
 import dev.psflow.ops.sendrecv.RendezvousKeys;
 import dev.psflow.tensor.Tensor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +30,8 @@ final class StepRendezvous implements Rendezvous {
   /** When this step last had no RunGraph running here (its creation, or the end of its last run). */
   private volatile long idleSince = System.nanoTime();
   private volatile boolean ranHere;
+  /** The traced RunGraph's tracer, which also gets this step's RecvTensor calls (null: not traced, no cost). */
+  private volatile StepTracer tracer;
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;
@@ -47,7 +51,12 @@ final class StepRendezvous implements Rendezvous {
       local.recvAsync(key, callback);
       return;
     }
+    StepTracer traced = tracer;
+    long start = traced != null ? System.nanoTime() : 0;
     peers.apply(sender).recvTensor(stepId, key).whenComplete((t, e) -> {
+      if (traced != null && e == null) {
+        traced.rpcDone("RecvTensor", StepStats.Side.CLIENT, sender, key, start, System.nanoTime(), bytes(t));
+      }
       if (e != null) {
         StatusException s = StatusException.from(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
         callback.done(null, s);
@@ -59,9 +68,15 @@ final class StepRendezvous implements Rendezvous {
 
   /** Serves a peer's RecvTensor from the local table; counted in {@link #isIdle} until the callback runs. */
   void serveRecv(String key, RecvCallback callback) {
+    long arrived = System.nanoTime(); // the RunGraph that traces this step may start only after the call came
     try {
       local.recvAsync(key, (t, e) -> {
         servedRecvs.decrementAndGet();
+        StepTracer traced = tracer;
+        if (traced != null && e == null) {
+          traced.rpcDone("RecvTensor", StepStats.Side.SERVER, taskOf(RendezvousKeys.recvDevice(key)), key, arrived,
+              System.nanoTime(), bytes(t));
+        }
         callback.done(t, e);
       });
     } catch (StatusException e) {
@@ -92,6 +107,15 @@ final class StepRendezvous implements Rendezvous {
 
   CancellationManager cancellation() {
     return cancellation;
+  }
+
+  /** Reports this step's RecvTensor calls, made and served here, to {@code t} (a traced RunGraph's). */
+  void trace(StepTracer t) {
+    tracer = t;
+  }
+
+  private static long bytes(Tensor t) {
+    return (long) t.size() * Math.max(1, t.dtype().byteSize());
   }
 
   /** Called (under the step table's lock) when a RunGraph of this step starts here. */

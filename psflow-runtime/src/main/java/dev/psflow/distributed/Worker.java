@@ -164,6 +164,9 @@ public final class Worker implements AutoCloseable {
     CancellationManager cancel = r.cancellation();
     cancel.onCancel(() -> r.abort(cancel.cause()));
     StepStatsCollector stats = trace ? new StepStatsCollector(device.name()) : null;
+    if (stats != null) {
+      r.trace(stats);
+    }
     CompletableFuture<List<Tensor>> result;
     try {
       FeedChecks.check(g.executor().feeds(), feeds);

@@ -22,4 +22,10 @@ public final class RendezvousKeys {
   public static String sendDevice(String key) {
     return key.substring(0, key.indexOf(';'));
   }
+
+  /** The receiving device named in a key (who pulls). */
+  public static String recvDevice(String key) {
+    int afterIncarnation = key.indexOf(';', key.indexOf(';') + 1) + 1;
+    return key.substring(afterIncarnation, key.indexOf(';', afterIncarnation));
+  }
 }

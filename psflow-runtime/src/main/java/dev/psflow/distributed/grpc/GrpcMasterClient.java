@@ -80,7 +80,7 @@ final class GrpcMasterClient implements MasterApi {
         List<Tensor> t = new ArrayList<>(r.getTensorCount());
         r.getTensorList().forEach(nt -> t.add(TensorProtos.fromProto(nt.getTensor())));
         RunMetadata metadata = r.getDevStatsCount() == 0 ? RunMetadata.EMPTY : new RunMetadata(
-            new StepStats(r.getDevStatsList().stream().map(StepStatsProtos::fromProto).toList()));
+            new StepStats(r.getStepId(), r.getDevStatsList().stream().map(StepStatsProtos::fromProto).toList()));
         out.complete(new Session.Run(t, metadata));
       }
 

@@ -77,6 +77,7 @@ final class GrpcMasterService extends MasterServiceGrpc.MasterServiceImplBase {
               b.addTensor(NamedTensor.newBuilder().setName(req.getFetch(i)).setTensor(TensorProtos.toProto(fetched.get(i))));
             }
             run.metadata().stepStats().devStats().forEach(d -> b.addDevStats(StepStatsProtos.toProto(d)));
+            b.setStepId(run.metadata().stepStats().stepId());
             return b.build();
           });
     });

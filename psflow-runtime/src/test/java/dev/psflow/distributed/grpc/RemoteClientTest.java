@@ -120,4 +120,43 @@ class RemoteClientTest {
       assertThat(s.runner().fetch(doubled).runAndFetchMetadata().metadata()).isEqualTo(RunMetadata.EMPTY);
     }
   }
+
+  @Test
+  void aTracedStepReportsItsRpcsWithTheStepId() {
+    Graph g = new Graph();
+    Ops tf = Ops.create(g);
+    Variable v = tf.withDevice("/job:ps/task:0").variable("rpcs", tf.constant(new float[] {1, 2, 3}));
+    Ops w1 = tf.withDevice("/job:worker/task:1");
+    Output doubled = w1.withName("doubled").mul(v, w1.constant(2f));
+    // as in training, the ps's part waits for the worker's result, so it is still running when it serves the pull
+    Operation update = tf.withDevice("/job:ps/task:0").assignAdd(v, doubled);
+    // the master is worker 0's, which runs no part of the step: it reports only the RunGraph calls it made
+    try (Session s = GrpcSession.overTheWire(g, servers.get(1).target(), SessionOptions.DEFAULTS)) {
+      s.runner().addTarget(tf.globalVariablesInitializer()).run();
+      StepStats stats = s.runner().addTarget(update)
+          .setOptions(RunOptions.DEFAULTS.withTraceLevel(RunOptions.TraceLevel.FULL_TRACE)).runAndFetchMetadata()
+          .metadata().stepStats();
+      assertThat(stats.stepId()).isNotZero();
+      String ps = "/job:ps/replica:0/task:0";
+      String worker1 = "/job:worker/replica:0/task:1";
+      StepStats.RpcStats pulled = stats.device(worker1 + "/device:CPU:0").rpcStats().stream()
+          .filter(r -> r.method().equals("RecvTensor") && r.side() == StepStats.Side.CLIENT).findFirst().orElseThrow();
+      assertThat(pulled.side()).isEqualTo(StepStats.Side.CLIENT);
+      assertThat(pulled.peer()).isEqualTo(ps);
+      assertThat(pulled.detail()).startsWith(ps + "/device:CPU:0;1;" + worker1 + "/device:CPU:0;");
+      assertThat(pulled.bytes()).isEqualTo(3 * 4);
+      StepStats.RpcStats served = stats.device(ps + "/device:CPU:0").rpcStats().stream()
+          .filter(r -> r.method().equals("RecvTensor") && r.side() == StepStats.Side.SERVER).findFirst().orElseThrow();
+      assertThat(served.side()).isEqualTo(StepStats.Side.SERVER);
+      assertThat(served.peer()).isEqualTo(worker1);
+      assertThat(served.detail()).isEqualTo(pulled.detail());
+      assertThat(served.startMicros()).isGreaterThanOrEqualTo(pulled.startMicros() - 1000); // one clock, one host
+      StepStats.DeviceStepStats master = stats.device("/job:worker/replica:0/task:0/device:CPU:0");
+      assertThat(master.nodeStats()).isEmpty();
+      assertThat(master.rpcStats()).extracting(StepStats.RpcStats::method, StepStats.RpcStats::peer)
+          .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("RunGraph", ps),
+              org.assertj.core.groups.Tuple.tuple("RunGraph", worker1));
+      assertThat(master.rpcStats()).allSatisfy(r -> assertThat(r.durationMicros()).isNotNegative());
+    }
+  }
 }
