@@ -22,22 +22,39 @@ public final class Server implements AutoCloseable {
   private final String task;
   private final ClusterSpec cluster;
   private final Transport transport;
+  private final WorkerCache workers;
   private final Worker worker;
   private final Master master;
   private final Transport.Binding binding;
   private final String target;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final MetricsEndpoint metricsEndpoint; // null: metrics off
 
   private Server(ClusterSpec cluster, String job, int index, ServerOptions options) {
     String address = cluster.address(job, index);
     this.task = ClusterSpec.taskName(job, index);
     Transport wire = options.transport() != null ? options.transport() : Transport.load();
-    this.transport = wire.withTls(options.tls());
-    WorkerCache workers = new WorkerCache(cluster, task, transport);
-    this.worker = new Worker(task, workers::client, FileAccessPolicy.under(options.effectiveCheckpointRoot()),
-        options.limits());
+    // the worker reaches peers through the cache, which needs the transport, which needs the metrics of this worker
+    Worker w = new Worker(task, this::peer, FileAccessPolicy.under(options.effectiveCheckpointRoot()), options.limits());
+    TaskMetrics metrics = options.metricsPort() < 0 ? null : new TaskMetrics(job, w.device().resources(),
+        new TaskMetrics.TaskFigures() {
+          @Override
+          public int liveSteps() {
+            return w.liveSteps();
+          }
+
+          @Override
+          public long globalStep() {
+            return w.device().globalStep();
+          }
+        });
+    w.setMetrics(metrics);
+    this.transport = wire.withTls(options.tls()).withMetrics(metrics);
+    this.workers = new WorkerCache(cluster, task, transport);
+    this.worker = w;
     workers.setLocalWorker(worker);
     this.master = new Master(task, workers, options.peerWaitMillis(), options.limits().tensorSize());
+    String host = address.substring(0, address.lastIndexOf(':'));
     try {
       this.binding = transport.serve(task, address, master, worker);
     } catch (RuntimeException e) {
@@ -45,10 +62,22 @@ public final class Server implements AutoCloseable {
       worker.close();
       throw e;
     }
-    String host = address.substring(0, address.lastIndexOf(':'));
+    try {
+      this.metricsEndpoint = metrics == null ? null : MetricsEndpoint.start(metrics, unbracket(host),
+          options.metricsPort());
+    } catch (RuntimeException e) {
+      binding.close();
+      master.close();
+      worker.close();
+      throw e;
+    }
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
     InProcessMasters.register(target, master);
+  }
+
+  private WorkerClient peer(String otherTask) {
+    return workers.client(otherTask);
   }
 
   /** Creates and starts the server of task {@code index} of {@code job}; fails naming the address if it cannot bind. */
@@ -72,6 +101,15 @@ public final class Server implements AutoCloseable {
 
   public int port() {
     return binding.port();
+  }
+
+  /** The port of this task's {@code /metrics}, or -1 when metrics are off. */
+  public int metricsPort() {
+    return metricsEndpoint == null ? -1 : metricsEndpoint.port();
+  }
+
+  private static String unbracket(String host) {
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
   }
 
   public ClusterSpec cluster() {
@@ -98,6 +136,9 @@ public final class Server implements AutoCloseable {
     }
     InProcessMasters.unregister(target, master);
     binding.close();
+    if (metricsEndpoint != null) {
+      metricsEndpoint.close();
+    }
     master.close();
     worker.close();
     transport.close();

@@ -18,29 +18,46 @@ import java.nio.file.Path;
  * @param checkpointRoot the only directory under which this task's SaveV2/RestoreV2 may write and
  *     read (null: the JVM's temporary directory, {@code java.io.tmpdir})
  * @param limits what one request or peer may make the server hold
+ * @param metricsPort where the task serves Prometheus' {@code /metrics} on its own host: -1 off (the
+ *     default), 0 any free port ({@link Server#metricsPort()} says which)
  */
 public record ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot,
-    ServerLimits limits) {
-  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null, ServerLimits.DEFAULTS);
+    ServerLimits limits, int metricsPort) {
+  public static final ServerOptions DEFAULTS = new ServerOptions(120_000, null, null, null, ServerLimits.DEFAULTS, -1);
+
+  public ServerOptions(long peerWaitMillis, Transport transport, TlsConfig tls, Path checkpointRoot,
+      ServerLimits limits) {
+    this(peerWaitMillis, transport, tls, checkpointRoot, limits, -1);
+  }
+
+  public ServerOptions {
+    if (metricsPort < -1 || metricsPort > 65535) {
+      throw new IllegalArgumentException("--metrics_port must be a port (0: any free one), got " + metricsPort);
+    }
+  }
+
+  public ServerOptions withMetricsPort(int port) {
+    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, limits, port);
+  }
 
   public ServerOptions withPeerWaitMillis(long millis) {
-    return new ServerOptions(millis, transport, tls, checkpointRoot, limits);
+    return new ServerOptions(millis, transport, tls, checkpointRoot, limits, metricsPort);
   }
 
   public ServerOptions withTransport(Transport t) {
-    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot, limits);
+    return new ServerOptions(peerWaitMillis, t, tls, checkpointRoot, limits, metricsPort);
   }
 
   public ServerOptions withTls(TlsConfig t) {
-    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot, limits);
+    return new ServerOptions(peerWaitMillis, transport, t, checkpointRoot, limits, metricsPort);
   }
 
   public ServerOptions withCheckpointRoot(Path root) {
-    return new ServerOptions(peerWaitMillis, transport, tls, root, limits);
+    return new ServerOptions(peerWaitMillis, transport, tls, root, limits, metricsPort);
   }
 
   public ServerOptions withLimits(ServerLimits l) {
-    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, l);
+    return new ServerOptions(peerWaitMillis, transport, tls, checkpointRoot, l, metricsPort);
   }
 
   /** The checkpoint root in force: {@link #checkpointRoot()} or the JVM's temporary directory. */

@@ -10,11 +10,14 @@ import dev.psflow.exec.Pruner;
 import dev.psflow.exec.StatusException;
 import dev.psflow.exec.StepContext;
 import dev.psflow.exec.StepStatsCollector;
+import dev.psflow.exec.TrainingEvents;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
 import dev.psflow.ops.OpRegistry;
+import dev.psflow.ops.queue.Accumulator;
+import dev.psflow.ops.queue.FifoQueue;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.tensor.Tensor;
 import java.security.SecureRandom;
@@ -23,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,7 +69,8 @@ public final class Worker implements AutoCloseable {
   private final Map<Long, StepRendezvous> steps = new ConcurrentHashMap<>();
   private final Map<Long, Aborted> recentlyAborted = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
-
+  private final ReplicaActivity activity = new ReplicaActivity();
+  private volatile TaskMetrics metrics; // null: metrics are off
 
   /** A worker for {@code task} with the default limits and unrestricted I/O, reaching other tasks through {@code peers}. */
   public Worker(String task, Function<String, WorkerClient> peers) {
@@ -82,6 +87,32 @@ public final class Worker implements AutoCloseable {
     this.peers = peers;
     this.limits = limits;
     this.graphs = new RegisteredGraphs(task, limits);
+    device.setEvents(new TrainingEvents() {
+      @Override
+      public void gradientApplied(long readStep, long nowStep) {
+        TaskMetrics m = metrics;
+        if (m != null) {
+          m.gradientApplied(readStep, nowStep);
+        }
+      }
+
+      @Override
+      public void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {
+        activity.stepSeen(caller, localStep);
+        TaskMetrics m = metrics;
+        if (m != null) {
+          m.gradientAccumulated(caller, localStep, globalStep, added);
+        }
+      }
+
+      @Override
+      public void checkpointSaved(long bytes, long nanos) {
+        TaskMetrics m = metrics;
+        if (m != null) {
+          m.checkpointSaved(bytes, nanos);
+        }
+      }
+    });
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "psflow-step-sweeper " + task);
       t.setDaemon(true);
@@ -104,8 +135,26 @@ public final class Worker implements AutoCloseable {
     return limits;
   }
 
+  /** This task's metrics, or null when they are off. */
+  public TaskMetrics metrics() {
+    return metrics;
+  }
+
+  /** Turns this task's metrics on (the {@link Server} does, with --metrics_port). */
+  public void setMetrics(TaskMetrics m) {
+    this.metrics = m;
+  }
+
+  /** What GetStatus reports: who this task is and what it holds now. */
   public WorkerClient.WorkerStatus status() {
-    return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation);
+    Map<String, Integer> queues = new TreeMap<>();
+    device.resources().forEach(FifoQueue.class, (name, q) -> queues.put(name, q.size()));
+    List<WorkerClient.AccumulatorInfo> accumulators = new ArrayList<>();
+    device.resources().forEach(Accumulator.class, (name, a) -> accumulators.add(
+        new WorkerClient.AccumulatorInfo(name, a.numAccumulated(), a.globalStep(), a.numDropped())));
+    accumulators.sort((a, b) -> a.name().compareTo(b.name()));
+    return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation, device.globalStep(), steps.size(),
+        queues, accumulators, activity.snapshot(), System.currentTimeMillis());
   }
 
   /**
@@ -147,6 +196,16 @@ public final class Worker implements AutoCloseable {
 
   /** Runs one step of a registered partition; with {@code trace}, records every op's time and output bytes. */
   public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace) {
+    return runGraph(handle, stepId, feeds, trace, "");
+  }
+
+  /**
+   * As {@link #runGraph(String, long, List, boolean)}, for the task {@code caller} ("" when unknown):
+   * the step remembers who ran it and this task's global step as it began, so the applies in it
+   * can tell how stale their gradients are and GetStatus when each worker was last heard from.
+   */
+  public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace,
+      String caller) {
     RegisteredGraphs.Registered g = graphs.get(handle);
     if (g == null) {
       return CompletableFuture.failedFuture(StatusException.aborted("graph " + RegisteredGraphs.abbreviate(handle)
@@ -164,10 +223,14 @@ public final class Worker implements AutoCloseable {
     CancellationManager cancel = r.cancellation();
     cancel.onCancel(() -> r.abort(cancel.cause()));
     StepStatsCollector stats = trace ? new StepStatsCollector(device.name()) : null;
+    long started = System.nanoTime();
     CompletableFuture<List<Tensor>> result;
     try {
       FeedChecks.check(g.executor().feeds(), feeds);
-      result = g.executor().run(new StepContext(stepId, cancel, r, stats), feeds.toArray(Tensor[]::new));
+      long readGlobalStep = device.globalStep();
+      activity.heard(caller, readGlobalStep);
+      result = g.executor().run(new StepContext(stepId, cancel, r, stats, caller, readGlobalStep),
+          feeds.toArray(Tensor[]::new));
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(StatusException.from(e));
     }
@@ -177,6 +240,10 @@ public final class Worker implements AutoCloseable {
       }
       r.runDone();
       removeIfIdle(stepId, r);
+      TaskMetrics m = metrics;
+      if (m != null && e == null) {
+        m.stepDone(System.nanoTime() - started);
+      }
     }).thenApply(out -> new WorkerClient.GraphRun(out, stats == null ? null : stats.stats()));
   }
 
