@@ -7,6 +7,7 @@ import dev.psflow.examples.MnistReplica;
 import dev.psflow.tensor.Shape;
 import java.util.List;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -79,13 +80,24 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "(replaces --save_checkpoint_secs)")
   Integer saveCheckpointSteps;
 
+  @Option(names = "--stall_report_secs", defaultValue = "30", paramLabel = "SECONDS", description = "In sync mode, "
+      + "when a step has waited this long the chief prints one line: the replicas whose gradients arrived, those it "
+      + "still waits for, and when each was last heard from (default: ${DEFAULT-VALUE}).")
+  double stallReportSecs;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
-    MnistReplica.run(flags(), limits.serverOptions(), System.out);
+    if (!(stallReportSecs > 0)) {
+      throw new UserErrors.UsageException("--stall_report_secs must be positive, got " + stallReportSecs);
+    }
+    MnistReplica.run(flags(), metrics.apply(limits.serverOptions()),
+        Duration.ofMillis(Math.round(stallReportSecs * 1000)), System.out);
     return 0;
   }
 

@@ -6,6 +6,7 @@ import dev.psflow.data.DataSet;
 import dev.psflow.data.MnistDatasets;
 import dev.psflow.distributed.Server;
 import dev.psflow.distributed.ServerOptions;
+import dev.psflow.distributed.StallReporter;
 import dev.psflow.distributed.grpc.WireStats;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
@@ -24,6 +25,7 @@ import dev.psflow.train.SyncReplicasHook;
 import dev.psflow.train.SyncReplicasOptimizer;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -55,6 +57,9 @@ public final class MnistReplica {
    */
   public record ReplicaGraph(Graph graph, MnistModel model, Operation trainStep, Operation initOp,
       SessionOptions config, String workerDevice, SyncReplicasOptimizer sync) {}
+
+  /** How long a sync step may wait before the chief says who it waits for (--stall_report_secs). */
+  public static final Duration DEFAULT_STALL_REPORT = Duration.ofSeconds(30);
 
   private MnistReplica() {}
 
@@ -92,6 +97,15 @@ public final class MnistReplica {
 
   /** As {@link #run(Flags, PrintStream)}, the task's server made with {@code serverOptions}. */
   public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
+    run(f, serverOptions, DEFAULT_STALL_REPORT, out);
+  }
+
+  /**
+   * As {@link #run(Flags, ServerOptions, PrintStream)}; in sync mode the chief prints one line naming
+   * the replicas a step still waits for once it has waited longer than {@code stallReport} ({@link StallReporter}).
+   */
+  public static void run(Flags f, ServerOptions serverOptions, Duration stallReport, PrintStream out)
+      throws InterruptedException {
     MnistDatasets mnist = MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true);
     if (f.downloadOnly()) {
       return;
@@ -128,9 +142,13 @@ public final class MnistReplica {
     if (f.existingServers()) {
       out.println("Using existing server at: " + target);
     }
+    Server local = server;
     try (MnistReplicaSummaries summaries = isChief ? MnistReplicaSummaries.open(f.logDir(), out, task)
             : MnistReplicaSummaries.disabled();
-        MonitoredTrainingSession sess = openSession(f, rg, target, summaries.logDir(), syncHook, out)) {
+        MonitoredTrainingSession sess = openSession(f, rg, target, summaries.logDir(), syncHook, out);
+        StallReporter stalls = sync != null && isChief && local != null // null: none (not closed)
+            ? StallReporter.start(cluster, local::peer, stallReport, line -> out.println("Worker " + task + ": " + line))
+            : null) {
       // In sync mode the hook has run the local init, and on the chief the init tokens and the queue runner.
       out.println("Worker " + task + ": Session initialization complete.");
       try {

@@ -17,6 +17,7 @@ final class ReplicaActivity {
   private static final class Seen {
     volatile long step = -1;
     volatile long heardMillis;
+    volatile boolean sync; // its steps are known by its sync gradients' local_step, not by the step it began at
   }
 
   private final Map<String, Seen> seen = new ConcurrentHashMap<>();
@@ -26,7 +27,7 @@ final class ReplicaActivity {
     Seen s = entry(caller);
     if (s != null) {
       s.heardMillis = System.currentTimeMillis();
-      if (step >= 0) {
+      if (step >= 0 && !s.sync) {
         s.step = step;
       }
     }
@@ -38,6 +39,7 @@ final class ReplicaActivity {
     if (s != null) {
       s.heardMillis = System.currentTimeMillis();
       s.step = step;
+      s.sync = true;
     }
   }
 

@@ -3,6 +3,8 @@ package dev.psflow.distributed;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.exec.FileAccessPolicy;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task of a cluster (TensorFlow's {@code tf.train.Server}): binds the task's {@code host:port}
@@ -19,6 +21,8 @@ import java.util.concurrent.CountDownLatch;
  * }</pre>
  */
 public final class Server implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Server.class);
+
   private final String task;
   private final ClusterSpec cluster;
   private final Transport transport;
@@ -29,6 +33,7 @@ public final class Server implements AutoCloseable {
   private final String target;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final MetricsEndpoint metricsEndpoint; // null: metrics off
+  private final String metricsUrl;
 
   private Server(ClusterSpec cluster, String job, int index, ServerOptions options) {
     String address = cluster.address(job, index);
@@ -71,12 +76,17 @@ public final class Server implements AutoCloseable {
       worker.close();
       throw e;
     }
+    this.metricsUrl = metricsEndpoint == null ? null : "http://" + host + ":" + metricsEndpoint.port() + "/metrics";
+    if (metricsUrl != null) {
+      LOG.info("{} serves its metrics at {}", task, metricsUrl);
+    }
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
     InProcessMasters.register(target, master);
   }
 
-  private WorkerClient peer(String otherTask) {
+  /** The client this server uses for {@code otherTask}'s worker service (owned and closed by the server). */
+  public WorkerClient peer(String otherTask) {
     return workers.client(otherTask);
   }
 
@@ -101,6 +111,11 @@ public final class Server implements AutoCloseable {
 
   public int port() {
     return binding.port();
+  }
+
+  /** Where this task serves its Prometheus metrics, {@code http://host:port/metrics}, or null when they are off. */
+  public String metricsUrl() {
+    return metricsUrl;
   }
 
   /** The port of this task's {@code /metrics}, or -1 when metrics are off. */
