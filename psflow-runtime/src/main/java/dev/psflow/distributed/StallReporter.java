@@ -73,7 +73,7 @@ public final class StallReporter implements AutoCloseable {
     List<WorkerClient.WorkerStatus> ps = new ArrayList<>();
     try {
       List<CompletableFuture<WorkerClient.WorkerStatus>> calls = new ArrayList<>();
-      for (String task : cluster.tasks("ps")) {
+      for (String task : taskNames(cluster, "ps")) {
         calls.add(clients.apply(task).getStatus(2000));
       }
       for (CompletableFuture<WorkerClient.WorkerStatus> c : calls) {
@@ -93,8 +93,16 @@ public final class StallReporter implements AutoCloseable {
       reported = false;
     } else if (!reported && now - sinceMillis > thresholdMillis) {
       reported = true;
-      log.accept(describe(syncStep, now - sinceMillis, cluster.tasks("worker"), ps));
+      log.accept(describe(syncStep, now - sinceMillis, taskNames(cluster, "worker"), ps));
     }
+  }
+
+  static List<String> taskNames(ClusterSpec cluster, String job) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < cluster.numTasks(job); i++) {
+      names.add(ClusterSpec.taskName(job, i));
+    }
+    return names;
   }
 
   /** The step the sync accumulators gather now (the lowest of their global steps), or -1 when there are none. */
