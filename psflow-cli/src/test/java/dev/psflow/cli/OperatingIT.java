@@ -34,8 +34,10 @@ class OperatingIT {
   @Test
   void metricsStatusAndTheStallLineOfARunningSyncCluster() throws Exception {
     try (PsflowProcess.Running cluster = PsflowProcess.start("local-cluster", "--ps=1", "--workers=2", "mnist-replica",
-        "--sync_replicas", "--train_steps=1000000", "--num_gpus=0", "--stall_report_secs=3")) {
-      awaitOutput(cluster, "\\[worker1\\] .*training step 20 done", 120);
+        "--sync_replicas", "--train_steps=1000000", "--num_gpus=0", "--hidden_units=16", "--stall_report_secs=3")) {
+      long t0 = System.nanoTime();
+      awaitOutput(cluster, "\\[worker1\\] .*training step 5 done", 120);
+      System.out.printf("OperatingIT: step 5 after %.1f s%n", (System.nanoTime() - t0) / 1e9);
       String out = cluster.output();
       Matcher hosts = HOSTS.matcher(out);
       assertThat(hosts.find()).as(out).isTrue();
@@ -51,8 +53,8 @@ class OperatingIT {
         scrapes.put(e.getKey(), scrape(e.getValue()));
       }
       String ps = scrapes.get("ps0");
-      assertThat(value(ps, "psflow_gradient_staleness_count{mode=\"sync\"}")).as(ps).isPositive();
-      assertThat(ps).contains("psflow_gradient_staleness_bucket{mode=\"sync\",le=\"0.0\"}");
+      assertThat(value(ps, "psflow_gradient_staleness_count{at=\"accumulator\"}")).as(ps).isPositive();
+      assertThat(ps).contains("psflow_gradient_staleness_bucket{at=\"accumulator\",le=\"0.0\"}");
       for (String w : List.of("/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1")) {
         assertThat(value(ps, "psflow_rpc_received_bytes_total{method=\"RunGraph\",peer=\"" + w + "\",side=\"server\"}"))
             .as("RunGraph bytes from " + w + " in\n" + ps).isPositive();
@@ -73,6 +75,7 @@ class OperatingIT {
           .containsPattern("/job:worker/replica:0/task:0 +\\d+ +\\d+\\.\\d s ago")
           .containsPattern("/job:worker/replica:0/task:1 +\\d+ +\\d+\\.\\d s ago");
 
+      System.out.printf("OperatingIT: status printed after %.1f s:%n%s%n", (System.nanoTime() - t0) / 1e9, status.output());
       ProcessHandle worker1 = cluster.process().descendants()
           .filter(p -> p.info().arguments().map(a -> List.of(a).contains("--job_name=worker")
               && List.of(a).contains("--task_index=1")).orElse(false))
@@ -84,11 +87,13 @@ class OperatingIT {
         String line = awaitOutput(cluster, before, "\\[worker0\\] Worker 0: sync step \\d+ has waited .*waiting for: "
             + ".*/job:worker/replica:0/task:1 \\(last heard", 20);
         double seconds = (System.nanoTime() - stopped) / 1e9;
+        System.out.printf("OperatingIT: stall line after %.1f s: %s%n", (System.nanoTime() - t0) / 1e9, line);
         assertThat(line).contains("contributed: /job:worker/replica:0/task:0");
         assertThat(seconds).as("the stall line came " + seconds + " s after SIGSTOP: " + line).isLessThan(3 + 5);
       } finally {
         signal("CONT", worker1);
       }
+      System.out.println("OperatingIT: ps0's /metrics:\n" + ps);
       for (Map.Entry<String, String> e : scrapes.entrySet()) {
         promtoolCheck(e.getKey() + "'s /metrics", e.getValue());
       }

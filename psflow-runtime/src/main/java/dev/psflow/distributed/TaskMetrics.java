@@ -46,8 +46,8 @@ public final class TaskMetrics implements TrainingEvents {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final DistributionDataPoint stepSeconds;
   private final CounterDataPoint steps;
-  private final DistributionDataPoint asyncStaleness;
-  private final DistributionDataPoint syncStaleness;
+  private final DistributionDataPoint applyStaleness;
+  private final DistributionDataPoint accumulatorStaleness;
   private final CounterDataPoint accumulated;
   private final CounterDataPoint dropped;
   private final Histogram checkpointSeconds;
@@ -69,11 +69,12 @@ public final class TaskMetrics implements TrainingEvents {
         .help("Time one step (RunGraph) took on this task, by role").labelNames("role")
         .classicOnly().classicUpperBounds(SECONDS).register(registry).labelValues(role);
     Histogram staleness = Histogram.builder().name("psflow_gradient_staleness")
-        .help("Global steps between a worker's read of the parameters and the apply of its gradient here"
-            + " (async: at each ResourceApply op on the task holding global_step; sync: at each accumulator)")
-        .labelNames("mode").classicOnly().classicUpperBounds(STALENESS).register(registry);
-    asyncStaleness = staleness.labelValues("async");
-    syncStaleness = staleness.labelValues("sync");
+        .help("Global steps between a worker's read of the parameters and the arrival of its gradient here:"
+            + " at=apply, at each ResourceApply op on the task holding global_step (async training);"
+            + " at=accumulator, at each sync accumulator (the step the gradient was computed for)")
+        .labelNames("at").classicOnly().classicUpperBounds(STALENESS).register(registry);
+    applyStaleness = staleness.labelValues("apply");
+    accumulatorStaleness = staleness.labelValues("accumulator");
     accumulated = Counter.builder().name("psflow_sync_gradients_accumulated_total")
         .help("Sync replicas' gradients added to an accumulator").register(registry).labelValues();
     dropped = Counter.builder().name("psflow_sync_gradients_dropped_total")
@@ -144,12 +145,12 @@ public final class TaskMetrics implements TrainingEvents {
 
   @Override
   public void gradientApplied(long readStep, long nowStep) {
-    asyncStaleness.observe(Math.max(0, nowStep - readStep));
+    applyStaleness.observe(Math.max(0, nowStep - readStep));
   }
 
   @Override
   public void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {
-    syncStaleness.observe(Math.max(0, globalStep - localStep));
+    accumulatorStaleness.observe(Math.max(0, globalStep - localStep));
     (added ? accumulated : dropped).inc();
   }
 

@@ -91,8 +91,8 @@ class TaskMetricsTest {
         pool.shutdown();
       }
       String psScrape = scrape(servers.get(0));
-      assertThat(value(psScrape, "psflow_gradient_staleness_count{mode=\"async\"}")).isEqualTo(40);
-      assertThat(value(psScrape, "psflow_gradient_staleness_count{mode=\"sync\"}")).isEqualTo(40);
+      assertThat(value(psScrape, "psflow_gradient_staleness_count{at=\"apply\"}")).isEqualTo(40);
+      assertThat(value(psScrape, "psflow_gradient_staleness_count{at=\"accumulator\"}")).isEqualTo(40);
       assertThat(value(psScrape, "psflow_sync_gradients_accumulated_total")).isEqualTo(40);
       assertThat(value(psScrape, "psflow_sync_gradients_dropped_total")).isZero();
       assertThat(value(psScrape, "psflow_sync_queue_tokens{queue=\"sync_token_q\"}")).isEqualTo(40);
