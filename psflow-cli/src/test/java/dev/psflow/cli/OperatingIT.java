@@ -93,7 +93,6 @@ class OperatingIT {
       } finally {
         signal("CONT", worker1);
       }
-      System.out.println("OperatingIT: ps0's /metrics:\n" + ps);
       for (Map.Entry<String, String> e : scrapes.entrySet()) {
         promtoolCheck(e.getKey() + "'s /metrics", e.getValue());
       }

@@ -11,6 +11,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -24,8 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link #rpc}), so a call costs a map get and a few adds. Thread-safe.
  *
  * <pre>{@code
- * TaskMetrics m = new TaskMetrics("ps", worker.device().resources(), worker::liveSteps);
- * m.rpc(TaskMetrics.Side.SERVER, "psflow.WorkerService/RunGraph", "/job:worker/replica:0/task:0").done(1_000_000);
+ * TaskMetrics m = new TaskMetrics("ps", worker.device().resources(), figures); // figures: live steps, global step
+ * m.rpc(TaskMetrics.Side.SERVER, "RunGraph", "/job:worker/replica:0/task:0").done(1_000_000);
+ * MetricsEndpoint.start(m, "127.0.0.1", 0);
  * }</pre>
  */
 public final class TaskMetrics implements TrainingEvents {
@@ -136,7 +138,7 @@ public final class TaskMetrics implements TrainingEvents {
     Map<String, Rpc> byPeer = rpcs.get(side).computeIfAbsent(method, m -> new ConcurrentHashMap<>());
     Rpc r = byPeer.get(peer);
     if (r == null) {
-      String s = side.name().toLowerCase(java.util.Locale.ROOT);
+      String s = side.name().toLowerCase(Locale.ROOT);
       r = byPeer.computeIfAbsent(peer, p -> new Rpc(rpcSeconds.labelValues(s, method, p),
           rpcBytesIn.labelValues(s, method, p), rpcBytesOut.labelValues(s, method, p)));
     }

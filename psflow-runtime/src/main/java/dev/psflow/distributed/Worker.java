@@ -10,7 +10,6 @@ import dev.psflow.exec.Pruner;
 import dev.psflow.exec.StatusException;
 import dev.psflow.exec.StepContext;
 import dev.psflow.exec.StepStatsCollector;
-import dev.psflow.exec.TrainingEvents;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
@@ -70,7 +69,7 @@ public final class Worker implements AutoCloseable {
   private final Map<Long, Aborted> recentlyAborted = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
   private final ReplicaActivity activity = new ReplicaActivity();
-  private volatile TaskMetrics metrics; // null: metrics are off
+  private final TaskEvents events = new TaskEvents(activity);
 
   /** A worker for {@code task} with the default limits and unrestricted I/O, reaching other tasks through {@code peers}. */
   public Worker(String task, Function<String, WorkerClient> peers) {
@@ -87,32 +86,7 @@ public final class Worker implements AutoCloseable {
     this.peers = peers;
     this.limits = limits;
     this.graphs = new RegisteredGraphs(task, limits);
-    device.setEvents(new TrainingEvents() {
-      @Override
-      public void gradientApplied(long readStep, long nowStep) {
-        TaskMetrics m = metrics;
-        if (m != null) {
-          m.gradientApplied(readStep, nowStep);
-        }
-      }
-
-      @Override
-      public void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {
-        activity.stepSeen(caller, localStep);
-        TaskMetrics m = metrics;
-        if (m != null) {
-          m.gradientAccumulated(caller, localStep, globalStep, added);
-        }
-      }
-
-      @Override
-      public void checkpointSaved(long bytes, long nanos) {
-        TaskMetrics m = metrics;
-        if (m != null) {
-          m.checkpointSaved(bytes, nanos);
-        }
-      }
-    });
+    device.setEvents(events);
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "psflow-step-sweeper " + task);
       t.setDaemon(true);
@@ -137,12 +111,12 @@ public final class Worker implements AutoCloseable {
 
   /** This task's metrics, or null when they are off. */
   public TaskMetrics metrics() {
-    return metrics;
+    return events.metrics();
   }
 
   /** Turns this task's metrics on (the {@link Server} does, with --metrics_port). */
   public void setMetrics(TaskMetrics m) {
-    this.metrics = m;
+    events.setMetrics(m);
   }
 
   /** What GetStatus reports: who this task is and what it holds now. */
@@ -240,7 +214,7 @@ public final class Worker implements AutoCloseable {
       }
       r.runDone();
       removeIfIdle(stepId, r);
-      TaskMetrics m = metrics;
+      TaskMetrics m = events.metrics();
       if (m != null && e == null) {
         m.stepDone(System.nanoTime() - started);
       }
