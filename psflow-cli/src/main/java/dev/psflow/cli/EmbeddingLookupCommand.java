@@ -58,9 +58,11 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
-    EmbeddingLookup.run(flags(), limits.serverOptions(), System.out);
+    EmbeddingLookup.run(flags(), metrics.apply(limits.serverOptions()), System.out);
     return 0;
   }
 

@@ -52,9 +52,11 @@ public final class InGraphReplicaCommand implements Callable<Integer>, StepToExp
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
-    InGraphReplica.run(flags(), limits.serverOptions(), System.out);
+    InGraphReplica.run(flags(), metrics.apply(limits.serverOptions()), System.out);
     return 0;
   }
 

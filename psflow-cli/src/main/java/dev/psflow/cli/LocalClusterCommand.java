@@ -31,7 +31,8 @@ import picocli.CommandLine.Parameters;
  * with the task in front. Each task is this same psflow (same JVM, same JVM flags) running
  * {@code <program> --job_name=.. --task_index=.. --ps_hosts=.. --worker_hosts=.. --tls_dir=.. <program flags>}:
  * mutual TLS with certificates made for the run (deleted at its end), or those of {@code --tls_dir};
- * plaintext only with {@code --insecure}.
+ * plaintext only with {@code --insecure}. A program that serves metrics gets {@code --metrics_port}
+ * too, a free port per task, and local-cluster prints where each task's {@code /metrics} is.
  */
 @Command(name = "local-cluster", mixinStandardHelpOptions = true, modelTransformer = LocalClusterCommand.StopAtProgram.class,
     description = {
@@ -46,7 +47,7 @@ import picocli.CommandLine.Parameters;
 public final class LocalClusterCommand implements Callable<Integer> {
   /** The flags local-cluster gives each task; the user may not give them too. */
   static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts",
-      SecurityFlags.TLS_DIR, SecurityFlags.INSECURE);
+      SecurityFlags.TLS_DIR, SecurityFlags.INSECURE, MetricsFlags.METRICS_PORT);
   private static final Pattern KILL = Pattern.compile("(ps|worker)(\\d+)@(?:(\\d+(?:\\.\\d*)?)|after:(.+))");
 
   @CommandLine.Spec CommandSpec spec;
@@ -94,7 +95,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     checkFlags();
     List<LocalCluster.Kill> kills = parseKills();
-    List<Integer> ports = FreePorts.pick(ps + workers);
+    boolean metrics = hasMetrics();
+    List<Integer> ports = FreePorts.pick((ps + workers) * (metrics ? 2 : 1));
     String psHosts = hosts(ports.subList(0, ps));
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
@@ -116,11 +118,21 @@ public final class LocalClusterCommand implements Callable<Integer> {
       List<String> command = new ArrayList<>(java);
       command.addAll(List.of(program, "--job_name=" + job, "--task_index=" + index,
           "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts, security));
+      if (metrics) {
+        command.add(MetricsFlags.METRICS_PORT + "=" + ports.get(ps + workers + i));
+      }
       command.addAll(programFlags);
       tasks.add(new TaskProcess(job + index, i < ps, command, out));
     }
     out.note(program + " on ps " + psHosts + ", workers " + workerHosts + (insecure ? ", in plaintext (--insecure)"
         : ", mutual TLS with the certificates of " + (throwAway != null ? throwAway + " (made for this run)" : tlsDir)));
+    if (metrics) {
+      List<String> where = new ArrayList<>();
+      for (int i = 0; i < ps + workers; i++) {
+        where.add((i < ps ? "ps" + i : "worker" + (i - ps)) + " http://127.0.0.1:" + ports.get(ps + workers + i) + "/metrics");
+      }
+      out.note("metrics: " + String.join(", ", where));
+    }
     try {
       return new LocalCluster(tasks, restartOnFailure, kills, maxLostWorkers(psHosts, workerHosts), out).run();
     } finally {
@@ -128,6 +140,11 @@ public final class LocalClusterCommand implements Callable<Integer> {
         deleteTree(throwAway);
       }
     }
+  }
+
+  /** Whether the program starts a server that can serve /metrics (it takes --metrics_port): then each task gets a port. */
+  private boolean hasMetrics() {
+    return spec.root().subcommands().get(program).getCommandSpec().findOption(MetricsFlags.METRICS_PORT) != null;
   }
 
   /** A new CA and certificates for every task (and a client) in a fresh temporary directory, valid one day. */

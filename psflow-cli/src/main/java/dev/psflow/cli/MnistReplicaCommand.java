@@ -1,6 +1,7 @@
 package dev.psflow.cli;
 
 import dev.psflow.distributed.Explanation;
+import dev.psflow.distributed.ServerOptions;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.cluster.TfConfig;
 import dev.psflow.examples.MnistModel;
@@ -10,6 +11,7 @@ import dev.psflow.tensor.Shape;
 import java.io.PrintStream;
 import java.util.List;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -96,18 +98,30 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "(default: trace.json)")
   Path traceFile;
 
+  @Option(names = "--stall_report_secs", defaultValue = "30", paramLabel = "SECONDS", description = "In sync mode, "
+      + "when a step has waited this long the chief prints one line: the replicas whose gradients arrived, those it "
+      + "still waits for, and when each was last heard from (default: ${DEFAULT-VALUE}).")
+  double stallReportSecs;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     clusterFromTfConfig(true);
+    if (!(stallReportSecs > 0)) {
+      throw new UserErrors.UsageException("--stall_report_secs must be positive, got " + stallReportSecs);
+    }
+    ServerOptions serverOptions = metrics.apply(limits.serverOptions());
+    Duration stallReport = Duration.ofMillis(Math.round(stallReportSecs * 1000));
     if (traceFile != null && traceSteps == null) {
       throw new IllegalArgumentException("--trace_file needs --trace_steps=A:B (the global steps to trace)");
     }
     if (!"worker".equals(jobName)) {
-      MnistReplica.run(flags(), limits.serverOptions(), System.out);
+      MnistReplica.run(flags(), serverOptions, stallReport, System.out);
       return 0;
     }
     TracedSteps trace = traceSteps == null ? null : TracedSteps.parse(traceSteps,
@@ -119,7 +133,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       System.setErr(progress.above(err)); // log lines (checkpoints, recovery) too go above the live line
     }
     try {
-      MnistReplica.run(flags(), limits.serverOptions(), trace, new MnistReplica.ProgressListener() {
+      MnistReplica.run(flags(), serverOptions, stallReport, trace, new MnistReplica.ProgressListener() {
         @Override
         public void step(long globalStep, double loss) {
           progress.step(globalStep, loss);

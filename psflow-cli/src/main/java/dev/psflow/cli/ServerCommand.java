@@ -33,6 +33,8 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     ClusterSpec cluster;
@@ -54,9 +56,10 @@ public final class ServerCommand implements Callable<Integer> {
       throw new UserErrors.UsageException("give --job_name and --task_index (or a TF_CONFIG with a \"task\")");
     }
     Server server = Server.create(cluster, job, index,
-        security.security().serverOptions(limits.serverOptions(), cluster, job, index, null));
+        security.security().serverOptions(metrics.apply(limits.serverOptions()), cluster, job, index, null));
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
-    System.out.println("Started server " + server.task() + " at " + server.target());
+    System.out.println("Started server " + server.task() + " at " + server.target()
+        + (server.metricsPort() >= 0 ? ", metrics at " + server.metricsUrl() : ""));
     server.join();
     return 0;
   }

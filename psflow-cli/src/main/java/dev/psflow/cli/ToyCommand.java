@@ -30,10 +30,12 @@ public final class ToyCommand implements Callable<Integer>, StepToExplain {
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
 
+  @Mixin MetricsFlags metrics = new MetricsFlags();
+
   @Override
   public Integer call() throws InterruptedException {
     Toy.run(ClusterSpec.fromFlags(psHosts, workerHosts), jobName, taskIndex, security.security(),
-        limits.serverOptions(), System.out);
+        metrics.apply(limits.serverOptions()), System.out);
     return 0;
   }
 

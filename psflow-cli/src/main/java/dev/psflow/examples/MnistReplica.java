@@ -6,6 +6,7 @@ import dev.psflow.data.DataSet;
 import dev.psflow.data.MnistDatasets;
 import dev.psflow.distributed.Server;
 import dev.psflow.distributed.ServerOptions;
+import dev.psflow.distributed.StallReporter;
 import dev.psflow.distributed.grpc.WireStats;
 import dev.psflow.exec.Runner;
 import dev.psflow.exec.Session;
@@ -26,6 +27,7 @@ import dev.psflow.train.SyncReplicasOptimizer;
 import dev.psflow.train.TracedSteps;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -70,6 +72,9 @@ public final class MnistReplica {
     default void finish() {}
   }
 
+  /** How long a sync step may wait before the chief says who it waits for (--stall_report_secs). */
+  public static final Duration DEFAULT_STALL_REPORT = Duration.ofSeconds(30);
+
   private MnistReplica() {}
 
   /** Builds worker {@code f.taskIndex()}'s graph, as the example does under its replica device setter. */
@@ -106,15 +111,24 @@ public final class MnistReplica {
 
   /** As {@link #run(Flags, PrintStream)}, the task's server made with {@code serverOptions}. */
   public static void run(Flags f, ServerOptions serverOptions, PrintStream out) throws InterruptedException {
-    run(f, serverOptions, null, ProgressListener.NONE, out);
+    run(f, serverOptions, DEFAULT_STALL_REPORT, null, ProgressListener.NONE, out);
   }
 
   /**
-   * As {@link #run(Flags, PrintStream)}; a worker traces the runs {@code trace} covers (null: none)
-   * and tells {@code progress} of each step.
+   * As {@link #run(Flags, ServerOptions, PrintStream)}; in sync mode the chief prints one line naming
+   * the replicas a step still waits for once it has waited longer than {@code stallReport} ({@link StallReporter}).
    */
-  public static void run(Flags f, ServerOptions serverOptions, TracedSteps trace, ProgressListener progress,
-      PrintStream out) throws InterruptedException {
+  public static void run(Flags f, ServerOptions serverOptions, Duration stallReport, PrintStream out)
+      throws InterruptedException {
+    run(f, serverOptions, stallReport, null, ProgressListener.NONE, out);
+  }
+
+  /**
+   * As {@link #run(Flags, ServerOptions, Duration, PrintStream)}; a worker traces the runs
+   * {@code trace} covers (null: none) and tells {@code progress} of each step.
+   */
+  public static void run(Flags f, ServerOptions serverOptions, Duration stallReport, TracedSteps trace,
+      ProgressListener progress, PrintStream out) throws InterruptedException {
     MnistDatasets mnist = MnistDatasets.read(f.dataDir() != null ? f.dataDir() : MnistDatasets.defaultDataDir(), true);
     if (f.downloadOnly()) {
       return;
@@ -151,9 +165,13 @@ public final class MnistReplica {
     if (f.existingServers()) {
       out.println("Using existing server at: " + target);
     }
+    Server local = server;
     try (MnistReplicaSummaries summaries = isChief ? MnistReplicaSummaries.open(f.logDir(), out, task)
             : MnistReplicaSummaries.disabled();
-        MonitoredTrainingSession sess = openSession(f, rg, target, summaries.logDir(), syncHook, out)) {
+        MonitoredTrainingSession sess = openSession(f, rg, target, summaries.logDir(), syncHook, out);
+        StallReporter stalls = sync != null && isChief && local != null // null: none (not closed)
+            ? StallReporter.start(cluster, local::peer, stallReport, line -> out.println("Worker " + task + ": " + line))
+            : null) {
       // In sync mode the hook has run the local init, and on the chief the init tokens and the queue runner.
       out.println("Worker " + task + ": Session initialization complete.");
       try {

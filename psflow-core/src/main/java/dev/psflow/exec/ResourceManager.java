@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -61,6 +62,15 @@ public final class ResourceManager {
     });
     out.sort(null);
     return out;
+  }
+
+  /** Calls {@code action} with the name and object of each resource of a type (a live view, unordered). */
+  public <T extends Resource> void forEach(Class<T> type, BiConsumer<String, T> action) {
+    resources.forEach((k, v) -> {
+      if (type.isInstance(v)) {
+        action.accept(k.name(), type.cast(v));
+      }
+    });
   }
 
   private static <T extends Resource> T cast(ResourceHandle h, Resource r, Class<T> type) {

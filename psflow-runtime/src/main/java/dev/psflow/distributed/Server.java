@@ -3,6 +3,8 @@ package dev.psflow.distributed;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.exec.FileAccessPolicy;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task of a cluster (TensorFlow's {@code tf.train.Server}): binds the task's {@code host:port}
@@ -19,25 +21,45 @@ import java.util.concurrent.CountDownLatch;
  * }</pre>
  */
 public final class Server implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Server.class);
+
   private final String task;
   private final ClusterSpec cluster;
   private final Transport transport;
+  private final WorkerCache workers;
   private final Worker worker;
   private final Master master;
   private final Transport.Binding binding;
   private final String target;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final MetricsEndpoint metricsEndpoint; // null: metrics off
+  private final String metricsUrl;
 
   private Server(ClusterSpec cluster, String job, int index, ServerOptions options) {
     String address = cluster.address(job, index);
     this.task = ClusterSpec.taskName(job, index);
     Transport wire = options.transport() != null ? options.transport() : Transport.load();
-    this.transport = wire.withTls(options.tls());
-    WorkerCache workers = new WorkerCache(cluster, task, transport);
-    this.worker = new Worker(task, workers::client, FileAccessPolicy.under(options.effectiveCheckpointRoot()),
-        options.limits());
+    // the worker reaches peers through the cache, which needs the transport, which needs the metrics of this worker
+    Worker w = new Worker(task, this::peer, FileAccessPolicy.under(options.effectiveCheckpointRoot()), options.limits());
+    TaskMetrics metrics = options.metricsPort() < 0 ? null : new TaskMetrics(job, w.device().resources(),
+        new TaskMetrics.TaskFigures() {
+          @Override
+          public int liveSteps() {
+            return w.liveSteps();
+          }
+
+          @Override
+          public long globalStep() {
+            return w.device().globalStep();
+          }
+        });
+    w.setMetrics(metrics);
+    this.transport = wire.withTls(options.tls()).withMetrics(metrics);
+    this.workers = new WorkerCache(cluster, task, transport);
+    this.worker = w;
     workers.setLocalWorker(worker);
     this.master = new Master(task, workers, options.peerWaitMillis(), options.limits().tensorSize());
+    String host = address.substring(0, address.lastIndexOf(':'));
     try {
       this.binding = transport.serve(task, listenAddress(address, options.bindHost()), master, worker);
     } catch (RuntimeException e) {
@@ -45,7 +67,20 @@ public final class Server implements AutoCloseable {
       worker.close();
       throw e;
     }
-    String host = address.substring(0, address.lastIndexOf(':'));
+    try {
+      // on the interface the task's server listens on: a pod's own name may not resolve yet
+      String metricsHost = options.bindHost() == null || options.bindHost().isBlank() ? unbracket(host) : options.bindHost();
+      this.metricsEndpoint = metrics == null ? null : MetricsEndpoint.start(metrics, metricsHost, options.metricsPort());
+    } catch (RuntimeException e) {
+      binding.close();
+      master.close();
+      worker.close();
+      throw e;
+    }
+    this.metricsUrl = metricsEndpoint == null ? null : "http://" + host + ":" + metricsEndpoint.port() + "/metrics";
+    if (metricsUrl != null) {
+      LOG.info("{} serves its metrics at {}", task, metricsUrl);
+    }
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
     InProcessMasters.register(target, master);
@@ -58,6 +93,11 @@ public final class Server implements AutoCloseable {
     }
     String port = address.substring(address.lastIndexOf(':') + 1);
     return (bindHost.contains(":") ? "[" + bindHost + "]" : bindHost) + ":" + port;
+  }
+
+  /** The client this server uses for {@code otherTask}'s worker service (owned and closed by the server). */
+  public WorkerClient peer(String otherTask) {
+    return workers.client(otherTask);
   }
 
   /** Creates and starts the server of task {@code index} of {@code job}; fails naming the address if it cannot bind. */
@@ -81,6 +121,20 @@ public final class Server implements AutoCloseable {
 
   public int port() {
     return binding.port();
+  }
+
+  /** Where this task serves its Prometheus metrics, {@code http://host:port/metrics}, or null when they are off. */
+  public String metricsUrl() {
+    return metricsUrl;
+  }
+
+  /** The port of this task's {@code /metrics}, or -1 when metrics are off. */
+  public int metricsPort() {
+    return metricsEndpoint == null ? -1 : metricsEndpoint.port();
+  }
+
+  private static String unbracket(String host) {
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
   }
 
   public ClusterSpec cluster() {
@@ -107,6 +161,9 @@ public final class Server implements AutoCloseable {
     }
     InProcessMasters.unregister(target, master);
     binding.close();
+    if (metricsEndpoint != null) {
+      metricsEndpoint.close();
+    }
     master.close();
     worker.close();
     transport.close();

@@ -29,6 +29,14 @@ public interface Transport {
     return this;
   }
 
+  /**
+   * This transport recording its RPCs, served and made, in {@code metrics} (null: as is). A
+   * transport that cannot keeps its calls out of the metrics.
+   */
+  default Transport withMetrics(TaskMetrics metrics) {
+    return this;
+  }
+
   /** Closes every client this transport made. */
   void close();
 

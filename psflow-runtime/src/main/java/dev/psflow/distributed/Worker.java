@@ -15,6 +15,8 @@ import dev.psflow.graph.GraphDefs;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
 import dev.psflow.ops.OpRegistry;
+import dev.psflow.ops.queue.Accumulator;
+import dev.psflow.ops.queue.FifoQueue;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.tensor.Tensor;
 import java.security.SecureRandom;
@@ -23,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,7 +68,8 @@ public final class Worker implements AutoCloseable {
   private final Map<Long, StepRendezvous> steps = new ConcurrentHashMap<>();
   private final Map<Long, Aborted> recentlyAborted = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
-
+  private final ReplicaActivity activity = new ReplicaActivity();
+  private final TaskEvents events = new TaskEvents(activity);
 
   /** A worker for {@code task} with the default limits and unrestricted I/O, reaching other tasks through {@code peers}. */
   public Worker(String task, Function<String, WorkerClient> peers) {
@@ -82,6 +86,7 @@ public final class Worker implements AutoCloseable {
     this.peers = peers;
     this.limits = limits;
     this.graphs = new RegisteredGraphs(task, limits);
+    device.setEvents(events);
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "psflow-step-sweeper " + task);
       t.setDaemon(true);
@@ -104,8 +109,26 @@ public final class Worker implements AutoCloseable {
     return limits;
   }
 
+  /** This task's metrics, or null when they are off. */
+  public TaskMetrics metrics() {
+    return events.metrics();
+  }
+
+  /** Turns this task's metrics on (the {@link Server} does, with --metrics_port). */
+  public void setMetrics(TaskMetrics m) {
+    events.setMetrics(m);
+  }
+
+  /** What GetStatus reports: who this task is and what it holds now. */
   public WorkerClient.WorkerStatus status() {
-    return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation);
+    Map<String, Integer> queues = new TreeMap<>();
+    device.resources().forEach(FifoQueue.class, (name, q) -> queues.put(name, q.size()));
+    List<WorkerClient.AccumulatorInfo> accumulators = new ArrayList<>();
+    device.resources().forEach(Accumulator.class, (name, a) -> accumulators.add(
+        new WorkerClient.AccumulatorInfo(name, a.numAccumulated(), a.globalStep(), a.numDropped())));
+    accumulators.sort((a, b) -> a.name().compareTo(b.name()));
+    return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation, device.globalStep(), steps.size(),
+        queues, accumulators, activity.snapshot(), System.currentTimeMillis());
   }
 
   /**
@@ -147,6 +170,16 @@ public final class Worker implements AutoCloseable {
 
   /** Runs one step of a registered partition; with {@code trace}, records every op's time and output bytes. */
   public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace) {
+    return runGraph(handle, stepId, feeds, trace, "");
+  }
+
+  /**
+   * As {@link #runGraph(String, long, List, boolean)}, for the task {@code caller} ("" when unknown):
+   * the step remembers who ran it and this task's global step as it began, so the applies in it
+   * can tell how stale their gradients are and GetStatus when each worker was last heard from.
+   */
+  public CompletableFuture<WorkerClient.GraphRun> runGraph(String handle, long stepId, List<Tensor> feeds, boolean trace,
+      String caller) {
     RegisteredGraphs.Registered g = graphs.get(handle);
     if (g == null) {
       return CompletableFuture.failedFuture(StatusException.aborted("graph " + RegisteredGraphs.abbreviate(handle)
@@ -167,10 +200,14 @@ public final class Worker implements AutoCloseable {
     if (stats != null) {
       r.trace(stats);
     }
+    long started = System.nanoTime();
     CompletableFuture<List<Tensor>> result;
     try {
       FeedChecks.check(g.executor().feeds(), feeds);
-      result = g.executor().run(new StepContext(stepId, cancel, r, stats), feeds.toArray(Tensor[]::new));
+      long readGlobalStep = device.globalStep();
+      activity.heard(caller, readGlobalStep);
+      result = g.executor().run(new StepContext(stepId, cancel, r, stats, caller, readGlobalStep),
+          feeds.toArray(Tensor[]::new));
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(StatusException.from(e));
     }
@@ -180,6 +217,10 @@ public final class Worker implements AutoCloseable {
       }
       r.runDone();
       removeIfIdle(stepId, r);
+      TaskMetrics m = events.metrics();
+      if (m != null && e == null) {
+        m.stepDone(System.nanoTime() - started);
+      }
     }).thenApply(out -> new WorkerClient.GraphRun(out, stats == null ? null : stats.stats()));
   }
 

@@ -5,6 +5,7 @@ import dev.psflow.exec.StepStats;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.tensor.Tensor;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -48,6 +49,22 @@ public interface WorkerClient {
   /** What one RunGraph returns: the fetches, and the task's step statistics (null when not traced). */
   record GraphRun(List<Tensor> fetches, StepStats.DeviceStepStats stats) {}
 
-  /** What GetStatus reports: the task, its devices, and an id that changes when the task restarts. */
-  record WorkerStatus(String task, List<String> devices, long incarnation) {}
+  /**
+   * What GetStatus reports: the task, its devices, an id that changes when the task restarts, and
+   * what it holds now: its global step (-1 when it holds none), live steps, FIFO queue sizes (by
+   * name), accumulators, and each task that ran steps here with when it was last heard from (the
+   * reporting task's clock, {@code nowMillis}, to read against).
+   */
+  record WorkerStatus(String task, List<String> devices, long incarnation, long globalStep, int liveSteps,
+      Map<String, Integer> queues, List<AccumulatorInfo> accumulators, List<ReplicaSeen> replicas, long nowMillis) {
+    public WorkerStatus(String task, List<String> devices, long incarnation) {
+      this(task, devices, incarnation, -1, 0, Map.of(), List.of(), List.of(), System.currentTimeMillis());
+    }
+  }
+
+  /** A conditional accumulator: gradients in hand for its global step, and stale ones dropped so far. */
+  record AccumulatorInfo(String name, int numAccumulated, long globalStep, long dropped) {}
+
+  /** A task that ran steps here: the last step it was seen at (-1: none yet) and when it was last heard from. */
+  record ReplicaSeen(String task, long lastStep, long lastHeardMillis) {}
 }

@@ -16,6 +16,8 @@ import dev.psflow.tensor.DType;
 import dev.psflow.tensor.ResourceHandle;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -82,11 +84,13 @@ public enum SaveV2 implements OpDef {
       Map<String, String> metadata = new LinkedHashMap<>();
       metadata.put("producer", "psflow");
       metadata.put("device", ctx.device().name());
+      long start = System.nanoTime();
       try {
         Safetensors.write(file, Arrays.asList(names), tensors, metadata);
       } catch (IllegalArgumentException e) {
         throw StatusException.invalidArgument("cannot save to " + file + ": " + e.getMessage());
       }
+      ctx.device().events().checkpointSaved(fileSize(file), System.nanoTime() - start);
     };
   }
 
@@ -98,6 +102,15 @@ public enum SaveV2 implements OpDef {
           "uninitialized variable " + h.name() + ": run its initializer (or the global variables initializer) first");
     }
     return v.valueForUpdate();
+  }
+
+  /** The bytes written (for the task's metrics), 0 when the file cannot be measured. */
+  private static long fileSize(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException | SecurityException e) {
+      return 0;
+    }
   }
 
   @Override

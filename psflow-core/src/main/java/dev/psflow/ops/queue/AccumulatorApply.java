@@ -1,6 +1,7 @@
 package dev.psflow.ops.queue;
 
 import dev.psflow.exec.Kernel;
+import dev.psflow.exec.KernelContext;
 import dev.psflow.graph.Operand;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
@@ -54,15 +55,21 @@ public enum AccumulatorApply implements OpDef {
   @Override
   public Kernel kernel(Operation op) {
     return switch (this) {
-      case DENSE -> ctx -> QueueChecks.resource(ctx, 0, DenseAccumulator.class)
-          .apply(QueueChecks.scalar(ctx.input(1), "local_step"), ctx.input(2));
+      case DENSE -> ctx -> report(ctx, QueueChecks.resource(ctx, 0, DenseAccumulator.class), ctx.input(2));
       case SPARSE -> {
         boolean knownShape = op.attrBool("has_known_shape");
-        yield ctx -> QueueChecks.resource(ctx, 0, SparseAccumulator.class)
-            .apply(QueueChecks.scalar(ctx.input(1), "local_step"),
-                new SparseGradient(ctx.input(2), ctx.input(3), knownShape ? ctx.input(4) : null));
+        yield ctx -> report(ctx, QueueChecks.resource(ctx, 0, SparseAccumulator.class),
+            new SparseGradient(ctx.input(2), ctx.input(3), knownShape ? ctx.input(4) : null));
       }
     };
+  }
+
+  /** Offers the gradient and tells the device's watchers (metrics, who-is-missing) how it went. */
+  private static <G> void report(KernelContext ctx, Accumulator<G> acc, G gradient) {
+    long localStep = QueueChecks.scalar(ctx.input(1), "local_step");
+    long globalStep = acc.globalStep();
+    boolean added = acc.apply(localStep, gradient);
+    ctx.device().events().gradientAccumulated(ctx.step().caller(), localStep, globalStep, added);
   }
 
   @Override

@@ -32,7 +32,10 @@ final class TrainingChecks {
    */
   static Kernel withVariable(DType dtype, boolean useLocking, Update update) {
     if (!useLocking) {
-      return ctx -> update.apply(ctx, variable(ctx, 0, dtype));
+      return ctx -> {
+        update.apply(ctx, variable(ctx, 0, dtype));
+        reportStaleness(ctx);
+      };
     }
     return ctx -> {
       VariableResource var = variable(ctx, 0, dtype);
@@ -42,7 +45,23 @@ final class TrainingChecks {
       } finally {
         var.lock().unlock();
       }
+      reportStaleness(ctx);
     };
+  }
+
+  /**
+   * Tells the device's watchers how stale the gradient just applied was: the global step now minus
+   * the one this task held when the step began (when the parameters were read). Only the task that
+   * holds global_step knows both; elsewhere nothing is reported.
+   */
+  private static void reportStaleness(KernelContext ctx) {
+    long read = ctx.step().readGlobalStep();
+    if (read >= 0) {
+      long now = ctx.device().globalStep();
+      if (now >= 0) {
+        ctx.device().events().gradientApplied(read, now);
+      }
+    }
   }
 
   /** The variable behind input {@code i}, which must exist and hold {@code dtype}. */

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * method                                               worker/chief/master   ps   client
  * WorkerService  RegisterGraph DeregisterGraph RunGraph         yes           -     -
- *                AbortStep Reset GetStatus                      yes           -     -
+ *                AbortStep Reset                                yes           -     -
+ *                GetStatus                                      yes           -    yes
  *                RecvTensor                                     yes          yes    -
  * MasterService  CreateSession ExtendSession RunStep            yes           -    yes
  *                CloseSession ListDevices                       yes           -    yes
@@ -37,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * A worker (or chief) drives steps: its master registers, runs and aborts partitions on every task.
  * A ps only serves and pulls tensors (its Recv of a gradient pulls from the worker that sent it).
  * A client runs steps through a master, which registers the graphs with its own certificate; it
- * cannot register graphs, reset resources or reach a worker service itself. Any other call, or
+ * cannot register graphs, reset resources or reach a worker service itself beyond GetStatus. Any other call, or
  * role, is refused: PERMISSION_DENIED naming the method, the caller and its role. Stateless,
  * thread-safe; never blocks.
  */
@@ -48,7 +49,8 @@ final class Authorization implements ServerInterceptor {
 
   /** Method → the roles beyond the trainers' that may call it. Every method of both services is here (tested). */
   static final Map<String, Set<String>> ALSO_ALLOWED = Map.ofEntries(
-      Map.entry("psflow.WorkerService/GetStatus", Set.of()),
+      // read-only figures (psflow status): no tensor, no graph
+      Map.entry("psflow.WorkerService/GetStatus", Set.of("client")),
       Map.entry("psflow.WorkerService/RegisterGraph", Set.of()),
       Map.entry("psflow.WorkerService/DeregisterGraph", Set.of()),
       Map.entry("psflow.WorkerService/RunGraph", Set.of()),

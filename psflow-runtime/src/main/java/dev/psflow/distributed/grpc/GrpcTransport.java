@@ -4,6 +4,7 @@ import dev.psflow.cluster.TlsConfig;
 import dev.psflow.distributed.Master;
 import dev.psflow.distributed.MasterApi;
 import dev.psflow.distributed.ServerLimits;
+import dev.psflow.distributed.TaskMetrics;
 import dev.psflow.distributed.Transport;
 import dev.psflow.distributed.Worker;
 import dev.psflow.distributed.WorkerClient;
@@ -38,21 +39,30 @@ public final class GrpcTransport implements Transport {
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
   private final TlsConfig tls; // null: plaintext
   private final ChannelCredentials channelCredentials;
+  private final TaskMetrics metrics; // null: off
+  private volatile String self; // the task this transport serves, named as the caller of its calls; null until it serves
 
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
-    this(null);
+    this(null, null);
   }
 
-  private GrpcTransport(TlsConfig tls) {
+  private GrpcTransport(TlsConfig tls, TaskMetrics metrics) {
     this.tls = tls;
     this.channelCredentials = tls == null ? InsecureChannelCredentials.create() : TlsCredentials.channel(tls);
+    this.metrics = metrics;
   }
 
   /** Mutual TLS with these certificates on every server and channel, and calls authorized by role ({@link Authorization}). */
   @Override
   public Transport withTls(TlsConfig t) {
-    return t == null ? this : new GrpcTransport(t);
+    return t == null ? this : new GrpcTransport(t, metrics);
+  }
+
+  /** Every call served and made recorded in {@code m} ({@link RpcMetrics}). */
+  @Override
+  public Transport withMetrics(TaskMetrics m) {
+    return m == null ? this : new GrpcTransport(tls, m);
   }
 
   @Override
@@ -61,6 +71,10 @@ public final class GrpcTransport implements Transport {
     NettyServerBuilder builder = tls == null ? NettyServerBuilder.forAddress(at)
         : NettyServerBuilder.forAddress(at, TlsCredentials.server(task, tls)).intercept(new Authorization(task));
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
+    self = task;
+    if (metrics != null) {
+      builder.addStreamTracerFactory(RpcMetrics.serverTracer(metrics));
+    }
     ServerLimits limits = worker.limits();
     Peers peers = new Peers();
     Server server = EventLoops.apply(builder, new ConnectionLimit(task, limits.maxConnectionsPerPeer()))
@@ -115,20 +129,21 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public WorkerClient connectWorker(String task, String address) {
-    return new GrpcWorkerClient(task, address, channel(address));
+    return new GrpcWorkerClient(task, address, channel(address, task));
   }
 
   @Override
   public MasterApi connectMaster(String address) {
-    return new GrpcMasterClient(address, channel(address));
+    return new GrpcMasterClient(address, channel(address, address));
   }
 
-  ManagedChannel channel(String address) {
+  /** A channel to {@code address}, whose calls are labelled {@code peer} in the metrics. */
+  ManagedChannel channel(String address, String peer) {
     InetSocketAddress at = socketAddress(address);
     ManagedChannel c = EventLoops.apply(NettyChannelBuilder.forAddress(at.getHostString(), at.getPort(), channelCredentials))
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-        .intercept(WireStats.clientInterceptor())
+        .intercept(WireStats.clientInterceptor(), RpcMetrics.client(() -> self, metrics, peer))
         .build();
     channels.add(c);
     return c;

@@ -1,11 +1,14 @@
 package dev.psflow.distributed.grpc;
 
 import dev.psflow.distributed.WorkerClient;
+import dev.psflow.distributed.WorkerClient.AccumulatorInfo;
+import dev.psflow.distributed.WorkerClient.ReplicaSeen;
 import dev.psflow.exec.StatusException;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.AbortStepRequest;
 import dev.psflow.proto.DeregisterGraphRequest;
 import dev.psflow.proto.GetStatusRequest;
+import dev.psflow.proto.GetStatusResponse;
 import dev.psflow.proto.RecvTensorRequest;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.proto.ResetRequest;
@@ -21,6 +24,8 @@ import io.grpc.stub.ClientResponseObserver;
 import java.util.function.BiConsumer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -51,7 +56,19 @@ final class GrpcWorkerClient implements WorkerClient {
   @Override
   public CompletableFuture<WorkerStatus> getStatus(long timeoutMillis) {
     return call(stub.withDeadlineAfter(timeoutMillis, TimeUnit.MILLISECONDS)::getStatus, GetStatusRequest.getDefaultInstance(),
-        r -> new WorkerStatus(r.getTask(), r.getDeviceList(), r.getIncarnation()));
+        GrpcWorkerClient::status);
+  }
+
+  private static WorkerStatus status(GetStatusResponse r) {
+    Map<String, Integer> queues = new TreeMap<>();
+    r.getQueueList().forEach(q -> queues.put(q.getName(), q.getSize()));
+    List<AccumulatorInfo> accumulators = new ArrayList<>();
+    r.getAccumulatorList().forEach(a -> accumulators.add(
+        new AccumulatorInfo(a.getName(), a.getNumAccumulated(), a.getGlobalStep(), a.getDropped())));
+    List<ReplicaSeen> replicas = new ArrayList<>();
+    r.getReplicaList().forEach(p -> replicas.add(new ReplicaSeen(p.getTask(), p.getLastStep(), p.getLastHeardUnixMillis())));
+    return new WorkerStatus(r.getTask(), r.getDeviceList(), r.getIncarnation(), r.getGlobalStep(), r.getLiveSteps(),
+        queues, accumulators, replicas, r.getNowUnixMillis());
   }
 
   @Override

@@ -6,14 +6,17 @@ import dev.psflow.exec.StatusException;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.AbortStepRequest;
 import dev.psflow.proto.AbortStepResponse;
+import dev.psflow.proto.AccumulatorStatus;
 import dev.psflow.proto.DeregisterGraphRequest;
 import dev.psflow.proto.DeregisterGraphResponse;
 import dev.psflow.proto.GetStatusRequest;
 import dev.psflow.proto.GetStatusResponse;
+import dev.psflow.proto.QueueStatus;
 import dev.psflow.proto.RecvTensorRequest;
 import dev.psflow.proto.RecvTensorResponse;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.proto.RegisterGraphResponse;
+import dev.psflow.proto.ReplicaStatus;
 import dev.psflow.proto.ResetRequest;
 import dev.psflow.proto.ResetResponse;
 import dev.psflow.proto.RunGraphRequest;
@@ -49,7 +52,15 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
   public void getStatus(GetStatusRequest req, StreamObserver<GetStatusResponse> out) {
     unary(out, () -> {
       var s = worker.status();
-      return GetStatusResponse.newBuilder().setTask(s.task()).addAllDevice(s.devices()).setIncarnation(s.incarnation()).build();
+      GetStatusResponse.Builder b = GetStatusResponse.newBuilder().setTask(s.task()).addAllDevice(s.devices())
+          .setIncarnation(s.incarnation()).setGlobalStep(s.globalStep()).setLiveSteps(s.liveSteps())
+          .setNowUnixMillis(s.nowMillis());
+      s.queues().forEach((name, size) -> b.addQueue(QueueStatus.newBuilder().setName(name).setSize(size)));
+      s.accumulators().forEach(a -> b.addAccumulator(AccumulatorStatus.newBuilder().setName(a.name())
+          .setNumAccumulated(a.numAccumulated()).setGlobalStep(a.globalStep()).setDropped(a.dropped())));
+      s.replicas().forEach(r -> b.addReplica(ReplicaStatus.newBuilder().setTask(r.task()).setLastStep(r.lastStep())
+          .setLastHeardUnixMillis(r.lastHeardMillis())));
+      return b.build();
     });
   }
 
@@ -68,6 +79,7 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
 
   @Override
   public void runGraph(RunGraphRequest req, StreamObserver<RunGraphResponse> out) {
+    String caller = Peers.caller();
     ((ServerCallStreamObserver<RunGraphResponse>) out).setOnCancelHandler(() -> worker.abortStep(req.getStepId(),
         StatusException.cancelled("the caller of RunGraph for step " + req.getStepId() + " cancelled it or went away")));
     async(out, () -> {
@@ -76,7 +88,7 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
         worker.limits().tensorSize().checkProto("RunGraph feed " + feeds.size(), p);
         feeds.add(TensorProtos.fromProto(p));
       }
-      return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace()).thenApply(run -> {
+      return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace(), caller).thenApply(run -> {
         RunGraphResponse.Builder b = RunGraphResponse.newBuilder();
         run.fetches().forEach(t -> b.addFetch(TensorProtos.toProto(t)));
         if (run.stats() != null) {

@@ -48,9 +48,9 @@ class AuthorizationTest {
   }
 
   @Test
-  void aClientMayOnlyRunStepsThroughAMaster() {
+  void aClientMayOnlyRunStepsThroughAMasterAndAskATaskItsStatus() {
     assertThat(allMethods().stream().filter(m -> Authorization.allows(m, "client"))).containsExactlyInAnyOrder(
-        "psflow.MasterService/CreateSession", "psflow.MasterService/ExtendSession", "psflow.MasterService/RunStep",
+        "psflow.WorkerService/GetStatus", "psflow.MasterService/CreateSession", "psflow.MasterService/ExtendSession", "psflow.MasterService/RunStep",
         "psflow.MasterService/CloseSession", "psflow.MasterService/ListDevices");
   }
 
