@@ -79,6 +79,11 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "(replaces --save_checkpoint_secs)")
   Integer saveCheckpointSteps;
 
+  @Option(names = "--ps_strategy", defaultValue = "greedy", description = "How the variables are spread over the ps "
+      + "tasks: greedy (each to the ps holding the fewest bytes) or round_robin (TensorFlow's default) "
+      + "(default: ${DEFAULT-VALUE})")
+  String psStrategy;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
@@ -92,7 +97,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   private MnistReplica.Flags flags() {
     return new MnistReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
         learningRate, dataDir, downloadOnly, existingServers, numGpus, syncReplicas, replicasToAggregate,
-        logDir, saveCheckpointSecs, saveCheckpointSteps, security.security());
+        logDir, saveCheckpointSecs, saveCheckpointSteps, psStrategy, security.security());
   }
 
   /**
