@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * it. Each worker trains until the global step reaches {@code --train_steps} and prints, after
  * {@code --warmup_steps}: examples/sec, rows touched/sec (distinct ids per step), bytes on the wire
  * per step against the ideal for the rows it touched, the time from its JVM's start to the end of
- * its first step, and its mean loss over the first and last 100 steps. With
+ * its first step, and its loss at the first step and the mean over its last 100. With
  * {@code --time_checkpoint} the chief then saves the whole model with a {@link Saver} and restores
  * it, timing both.
  */
@@ -57,6 +57,7 @@ public final class EmbeddingReplicaRun {
       server.join();
       return;
     }
+    out.printf(Locale.ROOT, "Worker %d: server up %.1f s after the JVM's start%n", task, sinceJvmStart());
     try {
       EmbeddingReplica.ReplicaGraph rg = EmbeddingReplica.buildGraph(f, cluster);
       printPlacement(out, task, rg);
@@ -67,7 +68,8 @@ public final class EmbeddingReplicaRun {
       out.println(chief ? "Worker 0: Initializing session..." : "Worker " + task + ": Waiting for session to be initialized...");
       long opened = System.nanoTime();
       try (MonitoredTrainingSession sess = openSession(f, rg, server.target(), syncHook, out)) {
-        out.printf(Locale.ROOT, "Worker %d: Session initialization complete in %.1f s%n", task, seconds(opened));
+        out.printf(Locale.ROOT, "Worker %d: Session initialization complete in %.1f s (%.1f s after the JVM's start)%n",
+            task, seconds(opened), sinceJvmStart());
         try {
           train(f, rg, sess, out);
         } finally {
@@ -128,9 +130,9 @@ public final class EmbeddingReplicaRun {
       PrintStream out) {
     int task = f.taskIndex();
     ClickData data = new ClickData(f.vocabSize(), f.idsPerExample(), f.zipfExponent(), f.seed() * 1_000_003L + task);
-    double[] firstLosses = new double[LOSS_WINDOW];
     double[] lastLosses = new double[LOSS_WINDOW];
     long localStep = 0;
+    double firstLoss = 0;
     long measuredSteps = 0;
     long distinctRows = 0;
     long measuredFrom = 0;
@@ -142,18 +144,17 @@ public final class EmbeddingReplicaRun {
         measuredFrom = System.nanoTime();
       }
       ClickData.Batch b = data.nextBatch(f.batchSize());
+      long stepStart = System.nanoTime();
       List<Tensor> r = sess.runner().feed(rg.indices(), b.indices()).feed(rg.ids(), b.ids())
           .feed(rg.denseShape(), b.denseShape()).feed(rg.labels(), b.labels())
           .addTarget(rg.train()).fetch(rg.globalStep()).fetch(rg.loss()).run();
       globalStep = r.get(0).scalarLong();
       double loss = r.get(1).scalarDouble();
       if (localStep == 0) {
-        double sinceStart = (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1000.0;
-        out.printf(Locale.ROOT, "Worker %d: time to first step: %.1f s from the JVM's start%n", task, sinceStart);
+        out.printf(Locale.ROOT, "Worker %d: time to first step: %.1f s from the JVM's start (first step %.1f s, loss %.4f)%n",
+            task, sinceJvmStart(), seconds(stepStart), loss);
       }
-      if (localStep < LOSS_WINDOW) {
-        firstLosses[(int) localStep] = loss;
-      }
+      firstLoss = localStep == 0 ? loss : firstLoss;
       lastLosses[(int) (localStep % LOSS_WINDOW)] = loss;
       if (before != null) {
         measuredSteps++;
@@ -164,16 +165,16 @@ public final class EmbeddingReplicaRun {
         out.printf(Locale.ROOT, "Worker %d: local step %d, global step %d, loss %.4f%n", task, localStep, globalStep, loss);
       }
     }
-    report(f, rg, out, localStep, measuredSteps, distinctRows, measuredFrom, before, firstLosses, lastLosses);
+    report(f, rg, out, localStep, measuredSteps, distinctRows, measuredFrom, before, firstLoss, lastLosses);
   }
 
   private static void report(EmbeddingReplica.Flags f, EmbeddingReplica.ReplicaGraph rg, PrintStream out,
       long localStep, long measuredSteps, long distinctRows, long measuredFrom, WireStats.Snapshot before,
-      double[] firstLosses, double[] lastLosses) {
+      double firstLoss, double[] lastLosses) {
     int task = f.taskIndex();
     int window = (int) Math.min(LOSS_WINDOW, localStep);
-    out.printf(Locale.ROOT, "Worker %d: mean loss: first %d steps %.4f, last %d steps %.4f%n", task, window,
-        mean(firstLosses, window), window, mean(lastLosses, window));
+    out.printf(Locale.ROOT, "Worker %d: loss: first step %.4f, mean of the last %d steps %.4f%n", task, firstLoss, window,
+        mean(lastLosses, window));
     if (measuredSteps == 0) {
       out.printf(Locale.ROOT, "Worker %d: no step after the %d warm-up steps to measure%n", task, f.warmupSteps());
       return;
@@ -242,6 +243,10 @@ public final class EmbeddingReplicaRun {
       sum += xs[i];
     }
     return n == 0 ? Double.NaN : sum / n;
+  }
+
+  private static double sinceJvmStart() {
+    return (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1000.0;
   }
 
   private static double seconds(long sinceNanos) {
