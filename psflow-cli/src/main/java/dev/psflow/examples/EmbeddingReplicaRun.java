@@ -92,7 +92,7 @@ public final class EmbeddingReplicaRun {
     }
   }
 
-  /** Where each variable went and the bytes of parameters each ps task holds (slots come on top, colocated). */
+  /** Where each shard went and the bytes of variables each ps task holds (slots are global variables too). */
   private static void printPlacement(PrintStream out, int task, EmbeddingReplica.ReplicaGraph rg) {
     Map<String, Long> bytesPerPs = new TreeMap<>();
     for (Variable v : rg.graph().collection(Variable.GLOBAL_VARIABLES, Variable.class)) {
@@ -102,7 +102,7 @@ public final class EmbeddingReplicaRun {
     for (Variable shard : rg.table().shards()) {
       out.printf(Locale.ROOT, "Worker %d: %s %s on %s%n", task, shard.name(), shard.shape(), shard.device());
     }
-    bytesPerPs.forEach((device, bytes) -> out.printf(Locale.ROOT, "Worker %d: %s holds %,d bytes of variables%n",
+    bytesPerPs.forEach((device, bytes) -> out.printf(Locale.ROOT, "Worker %d: %s holds %,d bytes of variables (optimizer slots included)%n",
         task, device, bytes));
   }
 

@@ -33,8 +33,9 @@ class EmbeddingReplicaIT {
     while (loss.find()) {
       workers++;
       System.out.println(loss.group()); // the figures, kept in the test report
-      assertThat(Double.parseDouble(loss.group(2))).as(loss.group()).isGreaterThan(0.65);
-      assertThat(Double.parseDouble(loss.group(3))).as(loss.group()).isLessThan(0.6);
+      // A worker's first step sees the model near its start (loss ln 2 = 0.693 for an untrained click model).
+      assertThat(Double.parseDouble(loss.group(2))).as(loss.group()).isGreaterThan(0.62);
+      assertThat(Double.parseDouble(loss.group(3))).as(loss.group()).isLessThan(0.58);
     }
     assertThat(workers).as(r.output()).isEqualTo(2);
     Matcher wire = WIRE.matcher(r.output());
