@@ -22,7 +22,7 @@ class EmbeddingReplicaIT {
   void fourPsAndTwoAsyncWorkersTrainTheShardedTableMovingOnlyTheRowsTheyTouch() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(240, "local-cluster", "--ps=4", "--workers=2", "--insecure",
         "embedding-replica", "--vocab_size=156250", "--partition_threshold_mb=8", "--batch_size=256",
-        "--train_steps=200");
+        "--train_steps=160");
     assertThat(r.exitCode()).as(r.output()).isZero();
     for (int p = 0; p < 4; p++) {
       assertThat(r.output()).contains("[worker0] Worker 0: embeddings/part_" + p + " [" + (p < 2 ? 39063 : 39062)
