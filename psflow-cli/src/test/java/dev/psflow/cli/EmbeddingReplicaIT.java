@@ -30,14 +30,16 @@ class EmbeddingReplicaIT {
     }
     Matcher loss = LOSS.matcher(r.output());
     int workers = 0;
+    double firstStep = 0;
     while (loss.find()) {
       workers++;
       System.out.println(loss.group()); // the figures, kept in the test report
-      // A worker's first step sees the model near its start (loss ln 2 = 0.693 for an untrained click model).
-      assertThat(Double.parseDouble(loss.group(2))).as(loss.group()).isGreaterThan(0.62);
+      firstStep = Math.max(firstStep, Double.parseDouble(loss.group(2)));
       assertThat(Double.parseDouble(loss.group(3))).as(loss.group()).isLessThan(0.58);
     }
     assertThat(workers).as(r.output()).isEqualTo(2);
+    // The worker that steps first sees the untrained model: loss near ln 2 = 0.693 (the other may start later).
+    assertThat(firstStep).as(r.output()).isGreaterThan(0.62);
     Matcher wire = WIRE.matcher(r.output());
     assertThat(wire.find()).as(r.output()).isTrue();
     System.out.println(wire.group());
