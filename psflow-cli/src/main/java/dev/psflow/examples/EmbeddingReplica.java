@@ -60,8 +60,10 @@ public final class EmbeddingReplica {
         "/job:ps/cpu:0", PsStrategy.named(f.psStrategy(), numPs), f.partitionThresholdBytes()));
     int d = f.embeddingDim();
     float scale = (float) (1 / Math.sqrt(d));
+    // Truncated standard normal rows (TensorFlow's random_normal_initializer has stddev 1 too): one op, so
+    // initializing a shard holds its draws and the variable's copy of them, not also a scaled and a shifted copy.
     PartitionedVariable table = PartitionedVariable.create(tf, "embeddings", Shape.of(f.vocabSize(), d), DType.FLOAT32,
-        (t, shape) -> t.randomUniform(shape, DType.FLOAT32, -scale, scale, f.seed()));
+        (t, shape) -> t.truncatedNormal(t.constant(shape.toIntArray()), DType.FLOAT32, f.seed()));
     int h = f.hiddenUnits();
     Variable hidW = tf.variable("hid_w", tf.truncatedNormal(Shape.of(d, h), DType.FLOAT32, scale, f.seed() + 1));
     Variable hidB = tf.variable("hid_b", tf.fill(tf.constant(new int[] {h}), tf.constant(0.1f)));
