@@ -54,6 +54,10 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the initial table and of the ids (default: ${DEFAULT-VALUE})")
   long seed;
 
+  @Option(names = "--ps_strategy", defaultValue = "greedy",
+      description = "How variables are spread over the ps tasks: greedy (by bytes) or round_robin (default: ${DEFAULT-VALUE})")
+  String psStrategy;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
@@ -68,7 +72,7 @@ public final class EmbeddingLookupCommand implements Callable<Integer>, StepToEx
 
   private EmbeddingLookup.Flags flags() {
     return new EmbeddingLookup.Flags(jobName, taskIndex, psHosts, workerHosts, vocabularySize, embeddingDim, batchSize,
-        trainSteps, warmupSteps, learningRate, partitionStrategy, seed, security.security());
+        trainSteps, warmupSteps, learningRate, partitionStrategy, seed, psStrategy, security.security());
   }
 
   /** The step a worker runs ({@code --task_index}, default 0): feed ids and targets, run the train op, fetch the loss. */

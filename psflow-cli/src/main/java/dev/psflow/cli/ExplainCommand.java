@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
         "  psflow explain --graph_def=model.pb --target=train --feed=x:0=100,784 --ps_hosts=h:1 --worker_hosts=h:2"})
 public final class ExplainCommand implements Callable<Integer> {
   @Parameters(index = "0", arity = "0..1",
-      description = "The program: mnist-replica, in-graph-replica, toy or embedding-lookup (or give --graph_def).")
+      description = "The program: mnist-replica, in-graph-replica, toy, embedding-lookup or embedding-replica (or give --graph_def).")
   String program;
 
   @Parameters(index = "1..*", arity = "0..*", description = "The program's flags.")
@@ -65,14 +65,15 @@ public final class ExplainCommand implements Callable<Integer> {
       return 0;
     }
     if (program == null) {
-      throw new UserErrors.UsageException("explain needs a program (mnist-replica, in-graph-replica, toy, embedding-lookup) or --graph_def=FILE");
+      throw new UserErrors.UsageException("explain needs a program (mnist-replica, in-graph-replica, toy, embedding-lookup, embedding-replica) or --graph_def=FILE");
     }
     Object command = switch (program) {
       case "mnist-replica" -> new MnistReplicaCommand();
       case "in-graph-replica" -> new InGraphReplicaCommand();
       case "toy" -> new ToyCommand();
       case "embedding-lookup" -> new EmbeddingLookupCommand();
-      default -> throw new UserErrors.UsageException("explain knows the programs mnist-replica, in-graph-replica, toy and embedding-lookup,"
+      case "embedding-replica" -> new EmbeddingReplicaCommand();
+      default -> throw new UserErrors.UsageException("explain knows the programs mnist-replica, in-graph-replica, toy, embedding-lookup and embedding-replica,"
           + " not '" + program + "'; for a program of your own, write its graph (GraphDefFiles.write) and give --graph_def=FILE");
     };
     List<String> args = new ArrayList<>(programFlags);

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
     description = "TensorFlow 1.x's parameter-server training, in Java.",
     subcommands = {MnistCommand.class, MnistReplicaCommand.class, ServerCommand.class, ToyCommand.class, ExplainCommand.class,
         InGraphReplicaCommand.class, LocalClusterCommand.class, StatusCommand.class, CertsCommand.class, EchoTaskCommand.class,
-        ProbeCommand.class, EmbeddingLookupCommand.class, CommandLine.HelpCommand.class})
+        ProbeCommand.class, EmbeddingLookupCommand.class, EmbeddingReplicaCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

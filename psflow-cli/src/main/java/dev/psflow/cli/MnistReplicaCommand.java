@@ -103,6 +103,11 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
       + "still waits for, and when each was last heard from (default: ${DEFAULT-VALUE}).")
   double stallReportSecs;
 
+  @Option(names = "--ps_strategy", defaultValue = "greedy", description = "How the variables are spread over the ps "
+      + "tasks: greedy (each to the ps holding the fewest bytes) or round_robin (TensorFlow's default) "
+      + "(default: ${DEFAULT-VALUE})")
+  String psStrategy;
+
   @Mixin SecurityFlags security = new SecurityFlags();
 
   @Mixin ServerLimitOptions limits = new ServerLimitOptions();
@@ -153,7 +158,7 @@ public final class MnistReplicaCommand implements Callable<Integer>, StepToExpla
   private MnistReplica.Flags flags() {
     return new MnistReplica.Flags(jobName, taskIndex, psHosts, workerHosts, hiddenUnits, trainSteps, batchSize,
         learningRate, dataDir, downloadOnly, existingServers, numGpus, syncReplicas, replicasToAggregate,
-        logDir, saveCheckpointSecs, saveCheckpointSteps, security.security());
+        logDir, saveCheckpointSecs, saveCheckpointSteps, psStrategy, security.security());
   }
 
   /**

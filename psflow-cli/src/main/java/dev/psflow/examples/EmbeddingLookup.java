@@ -17,6 +17,7 @@ import dev.psflow.tensor.Tensor;
 import dev.psflow.train.Embeddings;
 import dev.psflow.train.GradientDescentOptimizer;
 import dev.psflow.train.PartitionedVariable;
+import dev.psflow.train.PsStrategy;
 import dev.psflow.train.ReplicaDeviceSetter;
 import dev.psflow.train.TrainingUtil;
 import dev.psflow.train.VariablePartitioner;
@@ -41,7 +42,7 @@ public final class EmbeddingLookup {
   /** The program's flags. */
   public record Flags(String jobName, Integer taskIndex, String psHosts, String workerHosts, int vocabularySize,
       int embeddingDim, int batchSize, int trainSteps, int warmupSteps, double learningRate, String partitionStrategy,
-      long seed, TaskSecurity security) {}
+      long seed, String psStrategy, TaskSecurity security) {}
 
   /** One worker's graph: the table, the fed ids and targets, the loss and its train op. */
   public record LookupGraph(Graph graph, PartitionedVariable table, Output ids, Output targets, Output loss,
@@ -53,7 +54,8 @@ public final class EmbeddingLookup {
     int task = f.taskIndex();
     Graph g = new Graph();
     Ops tf = Ops.create(g).withDeviceFunction(
-        ReplicaDeviceSetter.forCluster(cluster, "/job:worker/task:" + task, "/job:ps/cpu:0", null));
+        ReplicaDeviceSetter.forCluster(cluster, "/job:worker/task:" + task, "/job:ps/cpu:0",
+            PsStrategy.named(f.psStrategy(), cluster.numTasks("ps"))));
     int shards = cluster.numTasks("ps");
     PartitionedVariable table = PartitionedVariable.create(tf, "embeddings", Shape.of(f.vocabularySize(), f.embeddingDim()),
         DType.FLOAT32, (t, shape) -> t.randomUniform(shape, DType.FLOAT32, -0.5f, 0.5f, f.seed()),

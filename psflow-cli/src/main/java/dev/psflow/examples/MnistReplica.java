@@ -21,6 +21,7 @@ import dev.psflow.train.MonitoredTrainingSession;
 import dev.psflow.train.MonitoredTrainingSessionBuilder;
 import dev.psflow.train.NanTensorHook;
 import dev.psflow.train.Optimizer;
+import dev.psflow.train.PsStrategy;
 import dev.psflow.train.ReplicaDeviceSetter;
 import dev.psflow.train.SyncReplicasHook;
 import dev.psflow.train.SyncReplicasOptimizer;
@@ -51,7 +52,7 @@ public final class MnistReplica {
   public record Flags(String jobName, Integer taskIndex, String psHosts, String workerHosts, int hiddenUnits,
       int trainSteps, int batchSize, double learningRate, Path dataDir, boolean downloadOnly, boolean existingServers,
       int numGpus, boolean syncReplicas, Integer replicasToAggregate, Path logDir, double saveCheckpointSecs,
-      Integer saveCheckpointSteps, TaskSecurity security) {}
+      Integer saveCheckpointSteps, String psStrategy, TaskSecurity security) {}
 
   /**
    * The graph one worker builds: the model, its train op, the initializer, the session config, and
@@ -84,7 +85,8 @@ public final class MnistReplica {
         ? String.format(Locale.ROOT, "/job:worker/task:%d/gpu:%d", task, task % f.numGpus())
         : String.format(Locale.ROOT, "/job:worker/task:%d/cpu:0", task);
     Graph g = new Graph();
-    Ops tf = Ops.create(g).withDeviceFunction(ReplicaDeviceSetter.forCluster(cluster, workerDevice, "/job:ps/cpu:0", null));
+    Ops tf = Ops.create(g).withDeviceFunction(ReplicaDeviceSetter.forCluster(cluster, workerDevice, "/job:ps/cpu:0",
+        PsStrategy.named(f.psStrategy(), cluster.numTasks("ps"))));
     MnistModel m = MnistModel.build(tf, f.hiddenUnits());
     Optimizer opt = new AdamOptimizer(f.learningRate());
     SyncReplicasOptimizer sync = null;

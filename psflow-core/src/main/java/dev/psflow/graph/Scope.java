@@ -162,6 +162,11 @@ public final class Scope {
     return b;
   }
 
+  /** The device functions new ops are placed by, outermost first (a library looks for its replica device setter). */
+  public List<DeviceFunction> deviceFunctions() {
+    return devices;
+  }
+
   /** The name prefix ("" at the root, else ending in '/'). */
   public String prefix() {
     return prefix;

@@ -149,7 +149,33 @@ public final class Explanation {
     for (Partition p : partitions) {
       printPartition(out, p);
     }
+    printVariableBytes(out);
     printCrossings(out);
+  }
+
+  /** Bytes of the variables each task holds (the VarHandleOps the step reaches there, optimizer slots included). */
+  public Map<String, Long> variableBytesPerTask() {
+    Map<String, Long> bytes = new TreeMap<>();
+    for (Partition p : partitions) {
+      for (Operation op : p.graph().operations()) {
+        if (op.type().equals("VarHandleOp") && op.hasAttr("shape") && op.hasAttr("dtype")) {
+          Shape s = op.attrShape("shape");
+          long b = s.isFullyDefined() ? s.numElements() * Math.max(1, op.attrType("dtype").byteSize()) : 0;
+          bytes.merge(task(p.device()), b, Long::sum);
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private void printVariableBytes(PrintStream out) {
+    Map<String, Long> bytes = variableBytesPerTask();
+    if (bytes.isEmpty()) {
+      return;
+    }
+    out.println("Variables held per task (bytes, optimizer slots included):");
+    bytes.forEach((task, b) -> out.printf(Locale.ROOT, "  %-20s %,d%n", task, b));
+    out.println();
   }
 
   private static void printPartition(PrintStream out, Partition p) {

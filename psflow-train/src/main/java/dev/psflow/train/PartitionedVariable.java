@@ -13,9 +13,15 @@ import java.util.List;
  * A variable split along axis 0 into shards {@code name/part_0}, {@code name/part_1}, ..., each an
  * ordinary variable (so a replica device setter spreads them over the ps tasks and an optimizer
  * updates each where it lives). Used as an operand it is the concatenation of the shards' reads;
- * its gradient flows back to each shard as the matching slice. Each shard carries TensorFlow's
+ * its gradient flows back to each shard as the matching slice. Each shard's initial value is built
+ * colocated with the shard (as TensorFlow's callable initializers), so it is computed on the shard's
+ * ps task and initializing a large table sends nothing over the wire. Each shard carries TensorFlow's
  * {@link SaveSliceInfo} (its rows of the whole), so a checkpoint of it restores into a graph that
  * partitions the same variable differently. Immutable.
+ *
+ * <p>Without a partitioner, {@link #create(Ops, String, Shape, DType, Initializer)} asks the replica
+ * device setter {@code tf} places by: one shard up to its partition threshold (64 MiB by default),
+ * one per ps task above it.
  *
  * <pre>{@code
  * PartitionedVariable w = PartitionedVariable.create(tf, "hid_w", Shape.of(784, 100), DType.FLOAT32,
@@ -42,6 +48,15 @@ public final class PartitionedVariable implements Operand {
     this.value = value;
   }
 
+  /**
+   * Partitioned as the replica device setter of {@code tf} says ({@link ReplicaDeviceSetter#partitioner()}):
+   * split over all ps tasks when larger than its threshold, else one shard; one shard without a setter.
+   */
+  public static PartitionedVariable create(Ops tf, String name, Shape shape, DType dtype, Initializer init) {
+    ReplicaDeviceSetter setter = ReplicaDeviceSetter.of(tf);
+    return create(tf, name, shape, dtype, init, setter != null ? setter.partitioner() : VariablePartitioner.fixedSize(1));
+  }
+
   public static PartitionedVariable create(Ops tf, String name, Shape shape, DType dtype, Initializer init,
       VariablePartitioner partitioner) {
     if (!shape.isFullyDefined() || shape.rank() < 1) {
@@ -60,10 +75,8 @@ public final class PartitionedVariable implements Operand {
       long[] dims = shape.toArray();
       dims[0] = size;
       Shape shardShape = Shape.of(dims);
-      Variable v = scoped.variable("part_" + i, init.initialValue(scoped, shardShape));
-      if (v.dtype() != dtype) {
-        throw new IllegalArgumentException("initializer of " + name + " gave " + v.dtype() + ", expected " + dtype);
-      }
+      Variable v = Variable.create(scoped.scope(), "part_" + i, shardShape, dtype,
+          near -> init.initialValue(Ops.create(near), shardShape), true);
       long[] at = new long[dims.length];
       at[0] = offset;
       new SaveSliceInfo(fullName, shape, at, shardShape).attachTo(v); // so a checkpoint restores onto other partitionings

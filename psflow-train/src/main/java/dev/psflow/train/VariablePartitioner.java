@@ -34,4 +34,17 @@ public interface VariablePartitioner {
       return (int) Math.max(1, Math.min(Math.min(maxShards, shards), shape.size(0)));
     };
   }
+
+  /**
+   * One shard up to {@code thresholdBytes}, {@code shards} above it (fewer when axis 0 is shorter):
+   * the replica device setter's automatic partitioning of large variables.
+   */
+  static VariablePartitioner aboveThreshold(long thresholdBytes, int shards) {
+    if (thresholdBytes <= 0 || shards <= 0) {
+      throw new IllegalArgumentException("aboveThreshold needs thresholdBytes > 0 and shards > 0, got "
+          + thresholdBytes + " and " + shards);
+    }
+    return (shape, dtype) -> shape.numElements() * Math.max(1, dtype.byteSize()) > thresholdBytes
+        ? (int) Math.max(1, Math.min(shards, shape.size(0))) : 1;
+  }
 }

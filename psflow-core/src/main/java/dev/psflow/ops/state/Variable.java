@@ -7,6 +7,7 @@ import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
+import java.util.function.Function;
 
 /**
  * A resource variable, built as TensorFlow builds one: a {@code VarHandleOp} named after the
@@ -55,6 +56,28 @@ public final class Variable implements Operand {
   }
 
   /**
+   * Creates the variable {@code name} of {@code shape} and {@code dtype} whose initial value
+   * {@code initializer} builds in a scope colocated with the variable's handle (TensorFlow's
+   * variables with a callable initializer, {@code tf.get_variable(initializer=...)}): under a
+   * replica device setter the initializer then runs on the variable's ps task, so initializing a
+   * large variable moves nothing over the wire. The initializer must give {@code shape} and {@code dtype}.
+   */
+  public static Variable create(Scope scope, String name, Shape shape, DType dtype,
+      Function<Scope, ? extends Operand> initializer, boolean trainable) {
+    if (!shape.isFullyDefined()) {
+      throw new IllegalArgumentException("variable " + name + ": needs a fully defined shape, got " + shape);
+    }
+    Scope vs = scope.withSubScope(name);
+    Operation handleOp = handle(vs, shape, dtype);
+    Output init = initializer.apply(vs.withColocation(handleOp).withSubScope("Initializer")).asOutput();
+    if (!init.shape().isCompatibleWith(shape) || init.dtype() != dtype) {
+      throw new IllegalArgumentException("variable " + handleOp.name() + ": the initializer gave " + init.dtype() + " "
+          + init.shape() + ", expected " + dtype + " " + shape);
+    }
+    return finish(vs, handleOp, init, trainable, false);
+  }
+
+  /**
    * Creates a local variable (TensorFlow's {@code LOCAL_VARIABLES}): non-trainable, outside the
    * global variables, initialized by {@link StateOps#localVariablesInitializer}. Placed by the
    * scope like any variable: colocate it with an op on the worker to keep it there.
@@ -71,18 +94,26 @@ public final class Variable implements Operand {
           "variable " + name + ": the initial value needs a fully defined shape, got " + shape);
     }
     Scope vs = scope.withSubScope(name);
+    return finish(vs, handle(vs, shape, init.dtype()), init, trainable, local);
+  }
+
+  /** The VarHandleOp named after the variable scope {@code vs} ("hid_w/" gives "hid_w"). */
+  private static Operation handle(Scope vs, Shape shape, DType dtype) {
     String fullName = vs.prefix().substring(0, vs.prefix().length() - 1);
-    Operation handleOp = vs.opBuilderExact(VarHandleOp.DEF, fullName)
+    return vs.opBuilderExact(VarHandleOp.DEF, fullName)
         .setAttr("container", "")
         .setAttr("shared_name", fullName)
-        .setAttr("dtype", init.dtype())
+        .setAttr("dtype", dtype)
         .setAttr("shape", shape)
         .build();
+  }
+
+  private static Variable finish(Scope vs, Operation handleOp, Output init, boolean trainable, boolean local) {
     Scope colocated = vs.withColocation(handleOp);
     Operation assign = AssignVariableOp.create(colocated.withName("Assign"), handleOp.output(0), init);
     Output read = ReadVariableOp.create(colocated.withName("read"), handleOp.output(0), init.dtype());
-    Variable v = new Variable(fullName, handleOp.output(0), assign, read, init, trainable, local);
-    Graph g = scope.graph();
+    Variable v = new Variable(handleOp.name(), handleOp.output(0), assign, read, init, trainable, local);
+    Graph g = vs.graph();
     if (local) {
       g.addToCollection(LOCAL_VARIABLES, v);
       return v;
