@@ -7,6 +7,9 @@ import dev.psflow.exec.Rendezvous;
 import dev.psflow.exec.StatusException;
 import dev.psflow.ops.sendrecv.RendezvousKeys;
 import dev.psflow.tensor.Tensor;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -28,6 +31,9 @@ final class StepRendezvous implements Rendezvous {
   /** When this step last had no RunGraph running here (its creation, or the end of its last run). */
   private volatile long idleSince = System.nanoTime();
   private volatile boolean ranHere;
+  /** This task's pulls from peers not yet complete, and why the step was aborted (null while it runs). */
+  private final Set<CompletableFuture<Tensor>> pulls = ConcurrentHashMap.newKeySet();
+  private volatile StatusException aborted;
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;
@@ -47,7 +53,14 @@ final class StepRendezvous implements Rendezvous {
       local.recvAsync(key, callback);
       return;
     }
-    peers.apply(sender).recvTensor(stepId, key).whenComplete((t, e) -> {
+    CompletableFuture<Tensor> pull = peers.apply(sender).recvTensor(stepId, key);
+    pulls.add(pull);
+    StatusException why = aborted;
+    if (why != null) {
+      pull.completeExceptionally(why); // aborted while the pull started: it goes too
+    }
+    pull.whenComplete((t, e) -> {
+      pulls.remove(pull);
       if (e != null) {
         StatusException s = StatusException.from(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
         callback.done(null, s);
@@ -87,7 +100,10 @@ final class StepRendezvous implements Rendezvous {
 
   @Override
   public void abort(StatusException why) {
+    aborted = why;
     local.abort(why);
+    // pulls from peers still waiting or streaming in: completing them cancels their calls, so the peers stop sending
+    pulls.forEach(p -> p.completeExceptionally(why));
   }
 
   CancellationManager cancellation() {

@@ -38,6 +38,8 @@ public final class GrpcTransport implements Transport {
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
   private final TlsConfig tls; // null: plaintext
   private final ChannelCredentials channelCredentials;
+  /** The largest tensor this task takes from a peer: its server's max_tensor_bytes once it serves. */
+  private volatile TensorSizeLimit receiveLimit = TensorSizeLimit.DEFAULT;
 
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
@@ -62,6 +64,7 @@ public final class GrpcTransport implements Transport {
         : NettyServerBuilder.forAddress(at, TlsCredentials.server(task, tls)).intercept(new Authorization(task));
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     ServerLimits limits = worker.limits();
+    receiveLimit = limits.tensorSize();
     Peers peers = new Peers();
     Server server = EventLoops.apply(builder, new ConnectionLimit(task, limits.maxConnectionsPerPeer()))
         .directExecutor()
@@ -115,7 +118,7 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public WorkerClient connectWorker(String task, String address) {
-    return new GrpcWorkerClient(task, address, channel(address));
+    return new GrpcWorkerClient(task, address, channel(address), () -> receiveLimit);
   }
 
   @Override
