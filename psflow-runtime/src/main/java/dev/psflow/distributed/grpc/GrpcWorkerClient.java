@@ -74,6 +74,11 @@ final class GrpcWorkerClient implements WorkerClient {
   @Override
   public CompletableFuture<GraphRun> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis,
       boolean trace) {
+    try {
+      WholeMessages.check("the feeds of RunGraph for step " + stepId + " on " + task, feeds);
+    } catch (StatusException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     RunGraphRequest.Builder b = RunGraphRequest.newBuilder().setGraphHandle(graphHandle).setStepId(stepId)
         .setTimeoutMs(timeoutMillis).setTrace(trace);
     feeds.forEach(t -> b.addFeed(TensorProtos.toProto(t)));
@@ -118,9 +123,8 @@ final class GrpcWorkerClient implements WorkerClient {
           public void onNext(TensorChunk c) {
             if (c.isLast()) {
               out.complete(c.tensor());
-            } else {
-              call.request(1);
             }
+            call.request(1); // after the last, so that the end (or a peer's stray message, an error) comes promptly
           }
 
           @Override

@@ -76,6 +76,7 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
         feeds.add(TensorProtos.fromProto(p));
       }
       return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace()).thenApply(run -> {
+        WholeMessages.check("the fetches of RunGraph for step " + req.getStepId(), run.fetches());
         RunGraphResponse.Builder b = RunGraphResponse.newBuilder();
         run.fetches().forEach(t -> b.addFetch(TensorProtos.toProto(t)));
         if (run.stats() != null) {

@@ -95,7 +95,7 @@ class ChunkedRecvTensorTest {
    */
   @Test
   void aStepAbortedOnTheSenderEndsItsTransferMidway() throws Exception {
-    int n = 64 << 20; // 256 MB: 64 chunks
+    int n = 16 << 20; // 64 MB: 16 chunks
     Worker ps = servers.get(0).worker();
     sendOnPs(ps, 5, n);
     ManagedChannel channel = wire.channel("127.0.0.1:" + servers.get(0).port());
