@@ -40,9 +40,11 @@ import java.util.zip.CRC32C;
  * own), each a psflow {@link Server} with its limits and, with {@code --tls}, mutual TLS. The ps
  * sends the tensor in {@code --runs} steps (the same array each time, as a variable's value would
  * be); the worker runs a partition that receives it, once per step. Reported per pull: seconds,
- * GB/s (10^9 bytes/s), the CRC32C of the bytes on each side, and the worker's peak extra resident
- * memory (VmHWM, reset before each pull, minus VmRSS then); the ps reports its peak extra memory
- * over all pulls. Both sides allow the tensor through {@code max_tensor_bytes} (the default, a
+ * GB/s (10^9 bytes/s), the worker's CPU time (all its threads) and so GB per CPU-second (what the
+ * transfer would reach with a core to itself on each side: the figure to read on a busy machine),
+ * the CRC32C of the bytes on each side, and, for the first pull, the worker's peak extra resident
+ * memory (VmHWM, reset before the pull, minus VmRSS then; later pulls reuse heap pages already
+ * resident). The ps reports its peak extra memory and CPU time over all pulls. Both sides allow the tensor through {@code max_tensor_bytes} (the default, a
  * quarter of the heap, would not take 3 GiB in an 8 GiB heap). Linux only (/proc/self).
  *
  * <p>Run: {@code java -cp psflow-bench/target/psflow-bench.jar dev.psflow.bench.BigTensorBench
@@ -164,9 +166,12 @@ public final class BigTensorBench {
     Memory.resetPeak();
     long rss = Memory.rss();
     System.out.printf(Locale.ROOT, "ready: crc32c %08x, resident %d MB with the tensor%n", crc(t), rss >> 20);
+    long cpu = cpuNanos();
     new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-    System.out.printf(Locale.ROOT, "peak extra memory while serving the pulls: %d MB (the tensor: %d MB)%n",
-        (Memory.peak() - rss) >> 20, (4L * n) >> 20);
+    double cpuSeconds = (cpuNanos() - cpu) / 1e9;
+    System.out.printf(Locale.ROOT, "peak extra memory while serving the pulls: %d MB (the tensor: %d MB); "
+        + "CPU %.2f s for %d pulls = %.2f GB per CPU-second%n", (Memory.peak() - rss) >> 20, (4L * n) >> 20, cpuSeconds,
+        runs, 4.0 * n * runs / cpuSeconds / 1e9);
   }
 
   private static void pull(Worker worker, int n, int runs) {
@@ -180,15 +185,26 @@ public final class BigTensorBench {
       System.gc();
       Memory.resetPeak();
       long rss = Memory.rss();
+      long cpu = cpuNanos();
       long start = System.nanoTime();
       Tensor got = worker.runGraph(handle, step, List.of(), false).join().fetches().get(0);
       double seconds = (System.nanoTime() - start) / 1e9;
+      double cpuSeconds = (cpuNanos() - cpu) / 1e9;
       long peak = Memory.peak();
       long bytes = 4L * got.size();
-      System.out.printf(Locale.ROOT, "pull %d: %d bytes in %.3f s = %.2f GB/s, crc32c %08x, peak extra memory %d MB "
-          + "(the tensor: %d MB)%n", step, bytes, seconds, bytes / seconds / 1e9, crc(got), (peak - rss) >> 20,
-          bytes >> 20);
+      // after the first pull the heap's pages are resident already: only the first shows the receiver's extra memory
+      String memory = step == 1 ? String.format(Locale.ROOT, ", peak extra memory %d MB (the tensor: %d MB)",
+          (peak - rss) >> 20, bytes >> 20) : "";
+      System.out.printf(Locale.ROOT, "pull %d: %d bytes in %.3f s = %.2f GB/s; CPU %.2f s = %.2f GB per CPU-second; "
+          + "crc32c %08x%s%n", step, bytes, seconds, bytes / seconds / 1e9, cpuSeconds, bytes / cpuSeconds / 1e9,
+          crc(got), memory);
     }
+  }
+
+  /** CPU time this process has used, all threads (the transport's included). */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** CRC32C of the tensor's little-endian bytes, as they cross the wire. */

@@ -18,6 +18,7 @@ import dev.psflow.proto.TensorShapeProto;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import io.grpc.HasByteBuffer;
 import io.grpc.KnownLength;
 import java.io.IOException;
 import java.io.InputStream;
@@ -187,8 +188,39 @@ final class TensorReader {
     };
   }
 
-  /** Reads {@code count} little-endian elements into {@code array} from {@code from}, through a small buffer. */
+  /**
+   * Reads {@code count} little-endian elements into {@code array} from {@code from}: straight out
+   * of gRPC's buffers where the stream lends them ({@link HasByteBuffer}), else through a small
+   * buffer. An element split between two of gRPC's buffers goes through the small buffer.
+   */
   private void fill(DType dtype, Object array, int from, int count) throws IOException {
+    int width = dtype.byteSize();
+    int to = from + count;
+    int i = from;
+    if (in instanceof HasByteBuffer lender && lender.byteBufferSupported()) {
+      while (i < to) {
+        ByteBuffer lent = lender.getByteBuffer();
+        int m = lent == null ? 0 : Math.min(to - i, lent.remaining() / width);
+        if (m == 0) {
+          copy(dtype, array, i, 1); // none lent here, or an element split between two buffers
+          i++;
+          continue;
+        }
+        convert(dtype, lent.slice().order(ByteOrder.LITTLE_ENDIAN), array, i, m);
+        long skipped = in.skip((long) m * width);
+        if (skipped != (long) m * width) {
+          throw new IllegalStateException("gRPC's stream skipped " + skipped + " of " + m * width + " bytes it lent");
+        }
+        read += skipped;
+        i += m;
+      }
+      return;
+    }
+    copy(dtype, array, i, to - i);
+  }
+
+  /** Reads {@code count} elements through a small buffer. */
+  private void copy(DType dtype, Object array, int from, int count) throws IOException {
     int width = dtype.byteSize();
     byte[] chunk = BUFFERS.get();
     ByteBuffer buf = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
@@ -198,13 +230,17 @@ final class TensorReader {
       int m = Math.min(perBuffer, to - i);
       readFully(chunk, m * width);
       buf.clear();
-      switch (dtype) {
-        case FLOAT32 -> buf.asFloatBuffer().get((float[]) array, i, m);
-        case FLOAT64 -> buf.asDoubleBuffer().get((double[]) array, i, m);
-        case INT32 -> buf.asIntBuffer().get((int[]) array, i, m);
-        case INT64 -> buf.asLongBuffer().get((long[]) array, i, m);
-        default -> throw new AssertionError(dtype);
-      }
+      convert(dtype, buf, array, i, m);
+    }
+  }
+
+  private static void convert(DType dtype, ByteBuffer bytes, Object array, int at, int m) {
+    switch (dtype) {
+      case FLOAT32 -> bytes.asFloatBuffer().get((float[]) array, at, m);
+      case FLOAT64 -> bytes.asDoubleBuffer().get((double[]) array, at, m);
+      case INT32 -> bytes.asIntBuffer().get((int[]) array, at, m);
+      case INT64 -> bytes.asLongBuffer().get((long[]) array, at, m);
+      default -> throw new AssertionError(dtype);
     }
   }
 
