@@ -11,10 +11,11 @@ import dev.psflow.tensor.Tensor;
  * receiving side's tensor is written only before its last chunk is handed on).
  *
  * <pre>{@code
- * for (int from = 0; ; from += TensorChunk.elementsPerChunk(t.dtype())) {
+ * for (int from = 0; ; ) {
  *   TensorChunk c = TensorChunk.of(t, from);
- *   out.onNext(c);
+ *   out.onNext(c);   // ChunkedSend does this as flow control allows
  *   if (c.isLast()) break;
+ *   from += c.count();
  * }
  * }</pre>
  */
