@@ -1,7 +1,9 @@
 package dev.psflow.distributed.grpc;
 
 import dev.psflow.distributed.WorkerClient;
+import dev.psflow.exec.Code;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.AbortStepRequest;
 import dev.psflow.proto.DeregisterGraphRequest;
@@ -13,13 +15,10 @@ import dev.psflow.proto.RunGraphRequest;
 import dev.psflow.proto.TensorProto;
 import dev.psflow.proto.WorkerServiceGrpc;
 import dev.psflow.tensor.Tensor;
-import dev.psflow.exec.Code;
-import dev.psflow.exec.TensorSizeLimit;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.util.function.BiConsumer;
 import java.util.ArrayList;
