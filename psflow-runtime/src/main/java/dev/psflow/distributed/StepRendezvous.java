@@ -9,6 +9,9 @@ import dev.psflow.exec.StepStats;
 import dev.psflow.exec.StepTracer;
 import dev.psflow.ops.sendrecv.RendezvousKeys;
 import dev.psflow.tensor.Tensor;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -32,6 +35,9 @@ final class StepRendezvous implements Rendezvous {
   private volatile boolean ranHere;
   /** The traced RunGraph's tracer, which also gets this step's RecvTensor calls (null: not traced, no cost). */
   private volatile StepTracer tracer;
+  /** This task's pulls from peers not yet complete, and why the step was aborted (null while it runs). */
+  private final Set<CompletableFuture<Tensor>> pulls = ConcurrentHashMap.newKeySet();
+  private volatile StatusException aborted;
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;
@@ -53,7 +59,14 @@ final class StepRendezvous implements Rendezvous {
     }
     StepTracer traced = tracer;
     long start = traced != null ? System.nanoTime() : 0;
-    peers.apply(sender).recvTensor(stepId, key).whenComplete((t, e) -> {
+    CompletableFuture<Tensor> pull = peers.apply(sender).recvTensor(stepId, key);
+    pulls.add(pull);
+    StatusException why = aborted;
+    if (why != null) {
+      pull.completeExceptionally(why); // aborted while the pull started: it goes too
+    }
+    pull.whenComplete((t, e) -> {
+      pulls.remove(pull);
       if (traced != null && e == null) {
         traced.rpcDone("RecvTensor", StepStats.Side.CLIENT, sender, key, start, System.nanoTime(), bytes(t));
       }
@@ -102,7 +115,10 @@ final class StepRendezvous implements Rendezvous {
 
   @Override
   public void abort(StatusException why) {
+    aborted = why;
     local.abort(why);
+    // pulls from peers still waiting or streaming in: completing them cancels their calls, so the peers stop sending
+    pulls.forEach(p -> p.completeExceptionally(why));
   }
 
   CancellationManager cancellation() {

@@ -32,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -67,6 +68,8 @@ public final class Worker implements AutoCloseable {
   private final RegisteredGraphs graphs;
   private final Map<Long, StepRendezvous> steps = new ConcurrentHashMap<>();
   private final Map<Long, Aborted> recentlyAborted = new ConcurrentHashMap<>();
+  /** Per step, what to tell the answers to peers' pulls still being sent from here when the step is aborted. */
+  private final Map<Long, Set<Consumer<StatusException>>> sending = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
   private final ReplicaActivity activity = new ReplicaActivity();
   private final TaskEvents events = new TaskEvents(activity);
@@ -271,6 +274,25 @@ public final class Worker implements AutoCloseable {
       r.cancellation().cancel(why);
       r.abort(why);
     }
+    Set<Consumer<StatusException>> transfers = sending.remove(stepId);
+    if (transfers != null) {
+      transfers.forEach(t -> t.accept(why));
+    }
+  }
+
+  /**
+   * Registers a pull of step {@code stepId} whose tensor is still being sent from here (a large
+   * tensor goes in chunks, after the rendezvous has handed it over): if the step is aborted before
+   * the returned handle runs, {@code onAbort} gets the reason, at once if it is aborted already.
+   * Run the handle when the transfer ends.
+   */
+  public Runnable whileSending(long stepId, Consumer<StatusException> onAbort) {
+    sending.computeIfAbsent(stepId, id -> ConcurrentHashMap.newKeySet()).add(onAbort);
+    Aborted earlier = recentlyAborted.get(stepId);
+    if (earlier != null) {
+      onAbort.accept(earlier.why());
+    }
+    return () -> sending.computeIfPresent(stepId, (id, s) -> s.remove(onAbort) && s.isEmpty() ? null : s);
   }
 
   /** Drops the resources of these containers (all variables of the default container for ""). */

@@ -6,6 +6,7 @@ import dev.psflow.exec.RunOptions;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
 import dev.psflow.exec.StepStats;
+import dev.psflow.exec.StatusException;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.CloseSessionRequest;
 import dev.psflow.proto.CreateSessionRequest;
@@ -66,6 +67,11 @@ final class GrpcMasterClient implements MasterApi {
   @Override
   public CompletableFuture<Session.Run> runStep(String handle, List<String> feedNames, List<Tensor> feedValues,
       List<String> fetches, List<String> targets, RunOptions options) {
+    try {
+      WholeMessages.check("the feeds of RunStep", feedValues);
+    } catch (StatusException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     long timeoutMillis = options.timeoutMillis();
     RunStepRequest.Builder b = RunStepRequest.newBuilder().setSessionHandle(handle).addAllFetch(fetches)
         .addAllTarget(targets).setTimeoutMs(timeoutMillis).setTraceLevel(options.traceLevel().ordinal());

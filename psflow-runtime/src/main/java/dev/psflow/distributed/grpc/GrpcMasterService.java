@@ -73,6 +73,7 @@ final class GrpcMasterService extends MasterServiceGrpc.MasterServiceImplBase {
           new RunOptions(level, Math.max(0, req.getTimeoutMs()))).thenApply(run -> {
             RunStepResponse.Builder b = RunStepResponse.newBuilder();
             List<Tensor> fetched = run.outputs();
+            WholeMessages.check("the fetches of RunStep", fetched);
             for (int i = 0; i < fetched.size(); i++) {
               b.addTensor(NamedTensor.newBuilder().setName(req.getFetch(i)).setTensor(TensorProtos.toProto(fetched.get(i))));
             }

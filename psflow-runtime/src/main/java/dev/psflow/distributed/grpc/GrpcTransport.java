@@ -41,6 +41,8 @@ public final class GrpcTransport implements Transport {
   private final ChannelCredentials channelCredentials;
   private final TaskMetrics metrics; // null: off
   private volatile String self; // the task this transport serves, named as the caller of its calls; null until it serves
+  /** The largest tensor this task takes from a peer: its server's max_tensor_bytes once it serves. */
+  private volatile TensorSizeLimit receiveLimit = TensorSizeLimit.DEFAULT;
 
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
@@ -76,6 +78,7 @@ public final class GrpcTransport implements Transport {
       builder.addStreamTracerFactory(RpcMetrics.serverTracer(metrics));
     }
     ServerLimits limits = worker.limits();
+    receiveLimit = limits.tensorSize();
     Peers peers = new Peers();
     Server server = EventLoops.apply(builder, new ConnectionLimit(task, limits.maxConnectionsPerPeer()))
         .directExecutor()
@@ -129,7 +132,7 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public WorkerClient connectWorker(String task, String address) {
-    return new GrpcWorkerClient(task, address, channel(address, task));
+    return new GrpcWorkerClient(task, address, channel(address, task), () -> receiveLimit);
   }
 
   @Override

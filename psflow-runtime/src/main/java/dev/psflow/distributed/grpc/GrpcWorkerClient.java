@@ -3,7 +3,9 @@ package dev.psflow.distributed.grpc;
 import dev.psflow.distributed.WorkerClient;
 import dev.psflow.distributed.WorkerClient.AccumulatorInfo;
 import dev.psflow.distributed.WorkerClient.ReplicaSeen;
+import dev.psflow.exec.Code;
 import dev.psflow.exec.StatusException;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.AbortStepRequest;
 import dev.psflow.proto.DeregisterGraphRequest;
@@ -16,10 +18,10 @@ import dev.psflow.proto.RunGraphRequest;
 import dev.psflow.proto.TensorProto;
 import dev.psflow.proto.WorkerServiceGrpc;
 import dev.psflow.tensor.Tensor;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.util.function.BiConsumer;
 import java.util.ArrayList;
@@ -29,6 +31,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A {@link WorkerClient} over gRPC: one channel per peer task, shared by all calls. Control calls
@@ -41,11 +44,14 @@ final class GrpcWorkerClient implements WorkerClient {
   private final String task;
   private final String address;
   private final WorkerServiceGrpc.WorkerServiceStub stub;
+  private final Supplier<TensorSizeLimit> receiveLimit;
 
-  GrpcWorkerClient(String task, String address, ManagedChannel channel) {
+  /** {@code receiveLimit}: the largest tensor this task takes from a peer (its {@code max_tensor_bytes}), read per call. */
+  GrpcWorkerClient(String task, String address, ManagedChannel channel, Supplier<TensorSizeLimit> receiveLimit) {
     this.task = task;
     this.address = address;
     this.stub = WorkerServiceGrpc.newStub(channel);
+    this.receiveLimit = receiveLimit;
   }
 
   @Override
@@ -84,6 +90,11 @@ final class GrpcWorkerClient implements WorkerClient {
   @Override
   public CompletableFuture<GraphRun> runGraph(String graphHandle, long stepId, List<Tensor> feeds, long timeoutMillis,
       boolean trace) {
+    try {
+      WholeMessages.check("the feeds of RunGraph for step " + stepId + " on " + task, feeds);
+    } catch (StatusException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     RunGraphRequest.Builder b = RunGraphRequest.newBuilder().setGraphHandle(graphHandle).setStepId(stepId)
         .setTimeoutMs(timeoutMillis).setTrace(trace);
     feeds.forEach(t -> b.addFeed(TensorProtos.toProto(t)));
@@ -97,12 +108,62 @@ final class GrpcWorkerClient implements WorkerClient {
     });
   }
 
+  /**
+   * Pulls a tensor as the peer streams it ({@link TensorWire}): one message at a time
+   * ({@code request(1)} once each is read into the tensor), so at most a chunk or two of it sit in
+   * gRPC's buffers; no message may be over a chunk. Completing the result otherwise (cancelled, the
+   * step aborted here) cancels the call, and the peer stops sending.
+   */
   @Override
   public CompletableFuture<Tensor> recvTensor(long stepId, String key) {
     RecvTensorRequest req = RecvTensorRequest.newBuilder().setStepId(stepId).setRendezvousKey(key).build();
-    BiConsumer<RecvTensorRequest, StreamObserver<Tensor>> recv = (q, observer) -> ClientCalls.asyncUnaryCall(
-        stub.getChannel().newCall(TensorWire.RECV_TENSOR, stub.getCallOptions()), q, observer);
-    return call(recv, req, t -> t);
+    CompletableFuture<Tensor> out = new CompletableFuture<>();
+    TensorSizeLimit limit = receiveLimit.get();
+    CallOptions options = stub.getCallOptions().withMaxInboundMessageSize(maxRecvMessageBytes(limit));
+    ClientCalls.asyncServerStreamingCall(stub.getChannel().newCall(TensorWire.recvTensor(limit), options),
+        req, new ClientResponseObserver<RecvTensorRequest, TensorChunk>() {
+          private ClientCallStreamObserver<RecvTensorRequest> call;
+
+          @Override
+          public void beforeStart(ClientCallStreamObserver<RecvTensorRequest> c) {
+            call = c;
+            c.disableAutoRequestWithInitial(1);
+            out.whenComplete((t, e) -> {
+              if (e != null) {
+                c.cancel("the pull of " + key + " in step " + stepId + " was cancelled here", e);
+              }
+            });
+          }
+
+          @Override
+          public void onNext(TensorChunk c) {
+            if (c.isLast()) {
+              out.complete(c.tensor());
+            }
+            call.request(1); // after the last, so that the end (or a peer's stray message, an error) comes promptly
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            out.completeExceptionally(StatusMapping.fromGrpc(t, task + " at " + address));
+          }
+
+          @Override
+          public void onCompleted() {
+            out.completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
+                + " ended its answer to RecvTensor of " + key + " before the tensor's last bytes"));
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The largest RecvTensor message taken: a chunk for numbers; a tensor of strings (never chunked)
+   * may take the whole limit, up to protobuf's 2 GiB.
+   */
+  static int maxRecvMessageBytes(TensorSizeLimit limit) {
+    long room = TensorSizeLimit.plus(limit.maxBytes(), 1 << 20);
+    return (int) Math.max(TensorChunk.MAX_BYTES + (64 << 10), Math.min(GrpcTransport.MAX_MESSAGE_BYTES, room));
   }
 
   @Override

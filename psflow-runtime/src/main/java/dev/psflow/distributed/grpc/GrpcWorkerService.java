@@ -13,7 +13,6 @@ import dev.psflow.proto.GetStatusRequest;
 import dev.psflow.proto.GetStatusResponse;
 import dev.psflow.proto.QueueStatus;
 import dev.psflow.proto.RecvTensorRequest;
-import dev.psflow.proto.RecvTensorResponse;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.proto.RegisterGraphResponse;
 import dev.psflow.proto.ReplicaStatus;
@@ -89,6 +88,7 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
         feeds.add(TensorProtos.fromProto(p));
       }
       return worker.runGraph(req.getGraphHandle(), req.getStepId(), feeds, req.getTrace(), caller).thenApply(run -> {
+        WholeMessages.check("the fetches of RunGraph for step " + req.getStepId(), run.fetches());
         RunGraphResponse.Builder b = RunGraphResponse.newBuilder();
         run.fetches().forEach(t -> b.addFetch(TensorProtos.toProto(t)));
         if (run.stats() != null) {
@@ -99,8 +99,13 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
     });
   }
 
-  @Override
-  public void recvTensor(RecvTensorRequest req, StreamObserver<RecvTensorResponse> out) {
+  /**
+   * RecvTensor as served ({@link TensorWire}): the tensor goes out as {@link TensorChunk}s at the
+   * pace the caller reads ({@link ChunkedSend}); the caller cancelling forgets the pull or stops the
+   * transfer, and so does the step being aborted here.
+   */
+  void recvTensorChunked(RecvTensorRequest req, StreamObserver<TensorChunk> observer) {
+    ServerCallStreamObserver<TensorChunk> out = (ServerCallStreamObserver<TensorChunk>) observer;
     String peer = Peers.current();
     if (!pendingRecvs.tryAcquire(peer)) {
       out.onError(StatusMapping.toGrpc(new StatusException(Code.RESOURCE_EXHAUSTED, peer + " already has "
@@ -113,16 +118,27 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
       pulled = worker.recvTensor(req.getStepId(), req.getRendezvousKey());
     } catch (RuntimeException e) {
       pendingRecvs.release(peer);
-      throw e;
+      out.onError(StatusMapping.toGrpc(e));
+      return;
     }
     pulled.whenComplete((t, e) -> pendingRecvs.release(peer));
-    ((ServerCallStreamObserver<RecvTensorResponse>) out).setOnCancelHandler(() -> pulled.cancel(false));
-    async(out, () -> pulled.thenApply(t -> RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t)).build()));
-  }
-
-  /** RecvTensor as served ({@link TensorWire}): the tensor itself goes to {@link TensorMarshaller}. */
-  void recvTensorDirect(RecvTensorRequest req, StreamObserver<Tensor> out) {
-    async(out, () -> worker.recvTensor(req.getStepId(), req.getRendezvousKey()));
+    ChunkedSend send = new ChunkedSend(out);
+    out.setOnReadyHandler(send::pump);
+    out.setOnCancelHandler(() -> {
+      pulled.cancel(false);
+      send.cancel();
+    });
+    pulled.whenComplete((t, e) -> {
+      if (e != null) {
+        send.fail(e);
+      } else if (TensorChunk.elementsPerChunk(t) >= t.size()) {
+        send.start(t); // one message: the step has nothing left to abort here
+      } else {
+        Runnable registered = worker.whileSending(req.getStepId(), send::fail);
+        send.start(t);
+        send.whenDone(registered);
+      }
+    });
   }
 
   @Override

@@ -28,6 +28,9 @@ public final class StatusMapping {
       return s;
     }
     Status st = Status.fromThrowable(u);
+    if (st.getCode() == Status.Code.CANCELLED && st.getCause() instanceof StatusRuntimeException bad) {
+      st = bad.getStatus(); // our marshaller refused a message ("Failed to read message"): its own status says why
+    }
     Code code = Code.fromValue(st.getCode().value());
     String desc = st.getDescription();
     if (code == Code.CANCELLED && desc != null && desc.startsWith("RST_STREAM")) {

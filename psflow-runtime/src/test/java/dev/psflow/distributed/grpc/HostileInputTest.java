@@ -306,7 +306,7 @@ class HostileInputTest {
     // Aborting a step nobody runs is harmless, and so is a huge message with it.
     peer.worker.abortStep(AbortStepRequest.newBuilder().setStepId(99).setCode(10).setMessage("x".repeat(1 << 20)).build());
     assertStatus(status(() -> peer.worker.recvTensor(RecvTensorRequest.newBuilder().setStepId(99)
-        .setRendezvousKey("k").build())), Status.Code.ABORTED, "xxx...");
+        .setRendezvousKey("k").build()).hasNext()), Status.Code.ABORTED, "xxx...");
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.psflow.distributed.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.graph.TensorProtos;
 import dev.psflow.proto.RecvTensorResponse;
 import dev.psflow.tensor.Tensor;
@@ -17,9 +19,26 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** RecvTensor's marshaller writes protobuf's exact bytes and reads any protobuf encoding of them. */
+/**
+ * RecvTensor's marshaller writes protobuf's exact bytes and reads any protobuf encoding of them;
+ * a tensor over a chunk crosses as several messages, none over a chunk, and the reader allocates
+ * only what the receiver's limit allows and writes only inside the announced tensor.
+ */
 class TensorMarshallerTest {
-  private static final TensorMarshaller M = TensorMarshaller.INSTANCE;
+  /** Marshals whole tensors of one message, and parses each message as a new call's first. */
+  private static final class OneMessage {
+    InputStream stream(Tensor t) {
+      return TensorMarshaller.SENDING.stream(TensorChunk.of(t, 0));
+    }
+
+    Tensor parse(InputStream in) {
+      TensorChunk c = TensorMarshaller.receiving(TensorSizeLimit.NONE).parse(in);
+      assertThat(c.isLast()).as("one message holds the whole tensor").isTrue();
+      return c.tensor();
+    }
+  }
+
+  private static final OneMessage M = new OneMessage();
 
   private static List<Tensor> tensors() {
     Random r = new Random(7);
@@ -124,5 +143,64 @@ class TensorMarshallerTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("a field of 2147483640 bytes");
+  }
+
+  @Test
+  void aTensorOverAChunkCrossesAsProtobufMessagesOfAChunkEach() throws IOException {
+    int n = TensorChunk.MAX_BYTES / 4 * 2 + 1000; // two whole chunks and a bit
+    float[] data = new float[n];
+    for (int i = 0; i < n; i++) {
+      data[i] = i * 0.25f - 7;
+    }
+    Tensor t = Tensor.of(data, n);
+    var proto = TensorProtos.toProto(t);
+    TensorMarshaller receiving = TensorMarshaller.receiving(TensorSizeLimit.NONE);
+    Tensor received = null;
+    int messages = 0;
+    for (int from = 0; from < n; messages++) {
+      TensorChunk c = TensorChunk.of(t, from);
+      byte[] wire = drain(TensorMarshaller.SENDING.stream(c));
+      assertThat(wire.length).isLessThanOrEqualTo(TensorChunk.MAX_BYTES + 64);
+      ByteString content = proto.getTensorContent().substring(from * 4, (from + c.count()) * 4);
+      RecvTensorResponse expected = from == 0
+          ? RecvTensorResponse.newBuilder().setTensor(proto.toBuilder().setTensorContent(content)).build()
+          : RecvTensorResponse.newBuilder().setContentChunk(content).build();
+      assertThat(wire).isEqualTo(expected.toByteArray());
+      TensorChunk got = receiving.parse(new ByteArrayInputStream(wire));
+      assertThat(got.from()).isEqualTo(from);
+      assertThat(got.isLast()).isEqualTo(from + c.count() == n);
+      received = got.tensor();
+      from += c.count();
+    }
+    assertThat(messages).isEqualTo(3);
+    assertThat(received).isEqualTo(t);
+  }
+
+  @Test
+  void aTensorAnnouncedOverTheReceiversLimitIsRefusedBeforeItIsAllocated() throws IOException {
+    // the first chunk of a 1 GiB tensor: the receiver takes at most 1 MB
+    Tensor t = Tensor.of(new float[TensorChunk.MAX_BYTES / 4], TensorChunk.MAX_BYTES / 4);
+    byte[] first = RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(t).toBuilder()
+        .setTensorShape(TensorProtos.toProto(dev.psflow.tensor.Shape.of(1 << 28)))).build().toByteArray();
+    assertThatThrownBy(() -> TensorMarshaller.receiving(new TensorSizeLimit(1 << 20)).parse(new ByteArrayInputStream(first)))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED))
+        .hasMessageContaining("max_tensor_bytes");
+  }
+
+  @Test
+  void aPeerCannotWritePastTheAnnouncedTensorNorAfterIt() throws IOException {
+    TensorMarshaller receiving = TensorMarshaller.receiving(TensorSizeLimit.NONE);
+    // shape [3], first message 2 elements, then a chunk of 2: one too many
+    byte[] first = RecvTensorResponse.newBuilder().setTensor(TensorProtos.toProto(Tensor.of(new float[] {1, 2, 3}, 3))
+        .toBuilder().setTensorContent(ByteString.copyFrom(new byte[8]))).build().toByteArray();
+    assertThat(receiving.parse(new ByteArrayInputStream(first)).isLast()).isFalse();
+    byte[] tooMuch = RecvTensorResponse.newBuilder().setContentChunk(ByteString.copyFrom(new byte[8])).build().toByteArray();
+    assertThatThrownBy(() -> receiving.parse(new ByteArrayInputStream(tooMuch)))
+        .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("a content_chunk of 2 elements, but 1 of the tensor's 3 are left");
+    byte[] rest = RecvTensorResponse.newBuilder().setContentChunk(ByteString.copyFrom(new byte[4])).build().toByteArray();
+    assertThat(receiving.parse(new ByteArrayInputStream(rest)).isLast()).isTrue();
+    assertThatThrownBy(() -> receiving.parse(new ByteArrayInputStream(rest)))
+        .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("a message after the tensor's last bytes");
   }
 }
