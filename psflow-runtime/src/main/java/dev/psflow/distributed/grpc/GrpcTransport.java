@@ -9,13 +9,12 @@ import dev.psflow.distributed.Transport;
 import dev.psflow.distributed.Worker;
 import dev.psflow.distributed.WorkerClient;
 import dev.psflow.exec.TensorSizeLimit;
-import io.grpc.ChannelCredentials;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -38,7 +37,7 @@ public final class GrpcTransport implements Transport {
 
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
   private final TlsConfig tls; // null: plaintext
-  private final ChannelCredentials channelCredentials;
+  private final SslContext channelTls; // null: plaintext
   private final TaskMetrics metrics; // null: off
   private volatile String self; // the task this transport serves, named as the caller of its calls; null until it serves
   /** The largest tensor this task takes from a peer: its server's max_tensor_bytes once it serves. */
@@ -51,7 +50,7 @@ public final class GrpcTransport implements Transport {
 
   private GrpcTransport(TlsConfig tls, TaskMetrics metrics) {
     this.tls = tls;
-    this.channelCredentials = tls == null ? InsecureChannelCredentials.create() : TlsCredentials.channel(tls);
+    this.channelTls = tls == null ? null : TlsCredentials.channel(tls);
     this.metrics = metrics;
   }
 
@@ -71,7 +70,7 @@ public final class GrpcTransport implements Transport {
   public Binding serve(String task, String address, Master master, Worker worker) {
     InetSocketAddress at = socketAddress(address);
     NettyServerBuilder builder = tls == null ? NettyServerBuilder.forAddress(at)
-        : NettyServerBuilder.forAddress(at, TlsCredentials.server(task, tls)).intercept(new Authorization(task));
+        : NettyServerBuilder.forAddress(at).sslContext(TlsCredentials.server(task, tls)).intercept(new Authorization(task));
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     self = task;
     if (metrics != null) {
@@ -143,7 +142,13 @@ public final class GrpcTransport implements Transport {
   /** A channel to {@code address}, whose calls are labelled {@code peer} in the metrics. */
   ManagedChannel channel(String address, String peer) {
     InetSocketAddress at = socketAddress(address);
-    ManagedChannel c = EventLoops.apply(NettyChannelBuilder.forAddress(at.getHostString(), at.getPort(), channelCredentials))
+    NettyChannelBuilder builder = NettyChannelBuilder.forAddress(at.getHostString(), at.getPort());
+    if (channelTls != null) {
+      builder.sslContext(channelTls);
+    } else {
+      builder.usePlaintext();
+    }
+    ManagedChannel c = EventLoops.apply(builder)
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .intercept(WireStats.clientInterceptor(), RpcMetrics.client(() -> self, metrics, peer))

@@ -1,10 +1,10 @@
 package dev.psflow.distributed.grpc;
 
 import dev.psflow.cluster.TlsConfig;
-import io.grpc.ChannelCredentials;
-import io.grpc.ServerCredentials;
-import io.grpc.TlsChannelCredentials;
-import io.grpc.TlsServerCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -33,35 +33,38 @@ final class TlsCredentials {
 
   private TlsCredentials() {}
 
-  static ServerCredentials server(String task, TlsConfig tls) {
+  /**
+   * The server's context: its own certificate, and a peer's required and checked against the CA.
+   * Made as gRPC's {@code TlsServerCredentials} would make it, with engines that batch records
+   * ({@link RecordBatchingSslContext}).
+   */
+  static SslContext server(String task, TlsConfig tls) {
     try {
       X509ExtendedTrustManager ca = caTrust(tls);
-      TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder()
-          .trustManager(new RefusalLogger(task, ca))
-          .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
       Optional<TaskKeyManager> key = TaskKeyManager.read(tls.certificate(), tls.privateKey());
-      if (key.isPresent()) {
-        b.keyManager(key.get());
-        warmUpVerification(ca, key.get().chain());
-      } else {
-        b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
-      }
-      return b.build();
+      SslContextBuilder b = key.isPresent() ? SslContextBuilder.forServer(key.get())
+          : SslContextBuilder.forServer(tls.certificate().toFile(), tls.privateKey().toFile());
+      key.ifPresent(k -> warmUpVerification(ca, k.chain()));
+      return new RecordBatchingSslContext(GrpcSslContexts.configure(b)
+          .trustManager(new RefusalLogger(task, ca))
+          .clientAuth(ClientAuth.REQUIRE)
+          .build());
     } catch (IOException | GeneralSecurityException e) {
       throw unreadable(tls, e);
     }
   }
 
-  static ChannelCredentials channel(TlsConfig tls) {
+  /** A channel's context: presents the task's certificate, accepts a server the CA signed for the host dialled. */
+  static SslContext channel(TlsConfig tls) {
     try {
-      TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(caTrust(tls));
       Optional<TaskKeyManager> key = TaskKeyManager.read(tls.certificate(), tls.privateKey());
+      SslContextBuilder b = SslContextBuilder.forClient().trustManager(caTrust(tls));
       if (key.isPresent()) {
         b.keyManager(key.get());
       } else {
         b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
       }
-      return b.build();
+      return new RecordBatchingSslContext(GrpcSslContexts.configure(b).build());
     } catch (IOException | GeneralSecurityException e) {
       throw unreadable(tls, e);
     }
