@@ -7,6 +7,7 @@ import dev.psflow.graph.Output;
 import dev.psflow.graph.Scope;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -110,7 +111,9 @@ public final class Variable implements Operand {
 
   private static Variable finish(Scope vs, Operation handleOp, Output init, boolean trainable, boolean local) {
     Scope colocated = vs.withColocation(handleOp);
-    Operation assign = AssignVariableOp.create(colocated.withName("Assign"), handleOp.output(0), init);
+    Operation assign = makesFreshTensor(init)
+        ? AssignVariableOp.createTakingInput(colocated.withName("Assign"), handleOp.output(0), init)
+        : AssignVariableOp.create(colocated.withName("Assign"), handleOp.output(0), init);
     Output read = ReadVariableOp.create(colocated.withName("read"), handleOp.output(0), init.dtype());
     Variable v = new Variable(handleOp.name(), handleOp.output(0), assign, read, init, trainable, local);
     Graph g = vs.graph();
@@ -123,6 +126,19 @@ public final class Variable implements Operand {
       g.addToCollection(TRAINABLE_VARIABLES, v);
     }
     return v;
+  }
+
+  /** Ops whose kernels draw or fill a new tensor on every run: nothing else holds what they give. */
+  private static final Set<String> FRESH_OUTPUT_OPS = Set.of("RandomUniform", "RandomStandardNormal", "TruncatedNormal", "Fill");
+
+  /**
+   * Whether the initializer's value is a tensor made for this assign alone, which the variable may
+   * then keep as its storage instead of copying ({@link AssignVariableOp}'s {@code _take_input}):
+   * a ps initializing a 1 GB shard from a random or filled initializer then holds 1 GB, not 2. A
+   * constant, a feed or a computed value that other ops read is copied as before.
+   */
+  private static boolean makesFreshTensor(Output init) {
+    return FRESH_OUTPUT_OPS.contains(init.op().type());
   }
 
   /** The variable's name, which is also its VarHandleOp's name and shared_name. */
