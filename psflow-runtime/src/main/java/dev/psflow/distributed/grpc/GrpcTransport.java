@@ -69,8 +69,12 @@ public final class GrpcTransport implements Transport {
   @Override
   public Binding serve(String task, String address, Master master, Worker worker) {
     InetSocketAddress at = socketAddress(address);
-    NettyServerBuilder builder = tls == null ? NettyServerBuilder.forAddress(at)
-        : NettyServerBuilder.forAddress(at).sslContext(TlsCredentials.server(task, tls)).intercept(new Authorization(task));
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(at);
+    if (tls != null) {
+      SslContext serverTls = TlsCredentials.server(task, tls);
+      builder.sslContext(serverTls).intercept(new Authorization(task));
+      TlsWarmup.start(serverTls, channelTls);
+    }
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     self = task;
     if (metrics != null) {

@@ -1,0 +1,90 @@
+package dev.psflow.distributed.grpc;
+
+import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
+import io.grpc.netty.shaded.io.netty.buffer.ByteBufAllocator;
+import io.grpc.netty.shaded.io.netty.channel.embedded.EmbeddedChannel;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
+
+/**
+ * Runs the TLS record path once, in memory, while a task starts: a client and a server handler of
+ * the task's own contexts shake hands and pass some megabytes each way, so that the JIT has
+ * compiled the handler's wrap and unwrap (and the OpenSSL engine's calls) before the first
+ * training step needs them, rather than during the first few hundred steps, on cores the other
+ * tasks train on. Best effort: a failure only means no warm-up. Off with {@code -Dpsflow.warmup=false}.
+ */
+final class TlsWarmup {
+  static final int ROUNDS = 400;
+  static final int MESSAGE_BYTES = 64 << 10;
+
+  private TlsWarmup() {}
+
+  static void start(SslContext server, SslContext client) {
+    if (!Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))) {
+      return;
+    }
+    Thread t = new Thread(() -> run(server, client), "psflow-tls-warmup");
+    t.setDaemon(true);
+    t.setPriority(Thread.MIN_PRIORITY);
+    t.start();
+  }
+
+  /** Shakes hands and passes the rounds; returns the plaintext bytes that arrived, both ways (0: it failed). */
+  static long run(SslContext server, SslContext client) {
+    EmbeddedChannel s = null;
+    EmbeddedChannel c = null;
+    try {
+      s = new EmbeddedChannel(server.newHandler(ByteBufAllocator.DEFAULT));
+      c = new EmbeddedChannel(client.newHandler(ByteBufAllocator.DEFAULT, "localhost", 0));
+      for (int i = 0; i < 20 && !(handshaken(s) && handshaken(c)); i++) {
+        pass(c, s);
+        pass(s, c);
+      }
+      if (!(handshaken(s) && handshaken(c))) {
+        return 0;
+      }
+      long arrived = 0;
+      byte[] payload = new byte[MESSAGE_BYTES];
+      for (int r = 0; r < ROUNDS; r++) {
+        c.writeOutbound(c.alloc().buffer(MESSAGE_BYTES).writeBytes(payload));
+        pass(c, s);
+        arrived += drain(s);
+        s.writeOutbound(s.alloc().buffer(MESSAGE_BYTES).writeBytes(payload));
+        pass(s, c);
+        arrived += drain(c);
+      }
+      return arrived;
+    } catch (RuntimeException | Error e) {
+      return 0; // warming only
+    } finally {
+      close(s);
+      close(c);
+    }
+  }
+
+  private static boolean handshaken(EmbeddedChannel ch) {
+    return ch.pipeline().get(SslHandler.class).handshakeFuture().isSuccess();
+  }
+
+  /** Moves what {@code from} has written to {@code to}'s input. */
+  private static void pass(EmbeddedChannel from, EmbeddedChannel to) {
+    for (Object m; (m = from.readOutbound()) != null; ) {
+      to.writeInbound(m);
+    }
+  }
+
+  private static long drain(EmbeddedChannel ch) {
+    long n = 0;
+    for (Object m; (m = ch.readInbound()) != null; ) {
+      n += ((ByteBuf) m).readableBytes();
+      ((ByteBuf) m).release();
+    }
+    return n;
+  }
+
+  private static void close(EmbeddedChannel ch) {
+    if (ch != null) {
+      ch.finishAndReleaseAll();
+    }
+  }
+}
