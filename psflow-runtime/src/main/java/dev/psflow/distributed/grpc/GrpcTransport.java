@@ -45,25 +45,25 @@ public final class GrpcTransport implements Transport {
 
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
-    this(null, null);
+    this(null, null, null);
   }
 
-  private GrpcTransport(TlsConfig tls, TaskMetrics metrics) {
+  private GrpcTransport(TlsConfig tls, SslContext channelTls, TaskMetrics metrics) {
     this.tls = tls;
-    this.channelTls = tls == null ? null : TlsCredentials.channel(tls);
+    this.channelTls = channelTls;
     this.metrics = metrics;
   }
 
   /** Mutual TLS with these certificates on every server and channel, and calls authorized by role ({@link Authorization}). */
   @Override
   public Transport withTls(TlsConfig t) {
-    return t == null ? this : new GrpcTransport(t, metrics);
+    return t == null ? this : new GrpcTransport(t, TlsCredentials.channel(t), metrics);
   }
 
   /** Every call served and made recorded in {@code m} ({@link RpcMetrics}). */
   @Override
   public Transport withMetrics(TaskMetrics m) {
-    return m == null ? this : new GrpcTransport(tls, m);
+    return m == null ? this : new GrpcTransport(tls, channelTls, m);
   }
 
   @Override

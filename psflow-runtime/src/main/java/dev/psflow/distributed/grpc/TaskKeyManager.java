@@ -75,11 +75,6 @@ final class TaskKeyManager extends X509ExtendedKeyManager {
     return Optional.of(new TaskKeyManager(key, chain));
   }
 
-  /** The task's own certificate chain, leaf first. */
-  X509Certificate[] chain() {
-    return chain.clone();
-  }
-
   /** Our alias for a key type of TLS ({@code EC}, {@code RSA}, or {@code EC_EC}-style key-and-signer pairs) our key has. */
   private String aliasFor(String keyType) {
     String algorithm = key.getAlgorithm();

@@ -44,7 +44,6 @@ final class TlsCredentials {
       Optional<TaskKeyManager> key = TaskKeyManager.read(tls.certificate(), tls.privateKey());
       SslContextBuilder b = key.isPresent() ? SslContextBuilder.forServer(key.get())
           : SslContextBuilder.forServer(tls.certificate().toFile(), tls.privateKey().toFile());
-      key.ifPresent(k -> warmUpVerification(ca, k.chain()));
       return new RecordBatchingSslContext(GrpcSslContexts.configure(b)
           .trustManager(new RefusalLogger(task, ca))
           .clientAuth(ClientAuth.REQUIRE)
@@ -68,22 +67,6 @@ final class TlsCredentials {
     } catch (IOException | GeneralSecurityException e) {
       throw unreadable(tls, e);
     }
-  }
-
-  /**
-   * Checks the task's own chain against the CA once, off the caller's thread: the JDK's certificate
-   * path validation (and its P-256 tables) is otherwise first run, slowly, inside the first
-   * handshake of each peer, which on a ps happens in the first training step, when it pulls the
-   * workers' gradients. The result is not used; a bad chain is reported by the real handshake.
-   */
-  private static void warmUpVerification(X509ExtendedTrustManager ca, X509Certificate[] chain) {
-    Thread.ofPlatform().daemon().name("psflow-tls-warmup").start(() -> {
-      try {
-        ca.checkClientTrusted(chain, "EC");
-      } catch (CertificateException | RuntimeException ignored) {
-        // only warming
-      }
-    });
   }
 
   /**

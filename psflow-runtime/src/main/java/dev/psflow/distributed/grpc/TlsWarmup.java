@@ -11,7 +11,8 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
  * the task's own contexts shake hands and pass some megabytes each way, so that the JIT has
  * compiled the handler's wrap and unwrap (and the OpenSSL engine's calls) before the first
  * training step needs them, rather than during the first few hundred steps, on cores the other
- * tasks train on. Best effort: a failure only means no warm-up. Off with {@code -Dpsflow.warmup=false}.
+ * tasks train on. The handshake also runs the JDK's certificate-path check both ways (and builds
+ * its P-256 tables), which would otherwise first run inside the ps's first pull of gradients. Best effort: a failure only means no warm-up. Off with {@code -Dpsflow.warmup=false}.
  */
 final class TlsWarmup {
   static final int ROUNDS = 400;
