@@ -6,10 +6,13 @@
 # -Xmn32m: a step allocates a few MB that die young; the collector's default young generation
 # (sized to the machine, hundreds of MB here) made a 2000-step local run touch 2.0 GB of memory
 # and spend seconds of system time faulting pages in, where 32 MB gives 0.5 GB and no slower steps.
+# leakDetection.level=disabled: Netty's sampled buffer-leak tracking walks a stack for one buffer in
+# 128, 1.3% of a ps's CPU; the tests keep it on.
 
 psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
   PSFLOW_JVM_FLAGS=(-XX:+UseParallelGC -Xmn32m -Xss2m
+    -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled
     --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
     -Dpsflow.home="$1" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
 }

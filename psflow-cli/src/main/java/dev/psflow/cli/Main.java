@@ -35,7 +35,8 @@ public final class Main implements Runnable {
   /**
    * Starts compiling the kernels this process will run before picocli has even parsed the flags:
    * a ps task applies updates, a worker computes gradients, a program alone does both, and a
-   * launcher none (its tasks share the machine's cores while they start).
+   * launcher none (its tasks share the machine's cores while they start). A cluster task also
+   * gets {@link TaskJitDirectives}.
    */
   static void warmUpKernelsFor(String[] args) {
     String command = null;
@@ -52,6 +53,9 @@ public final class Main implements Runnable {
     }
     if (command == null || NOT_TRAINING.contains(command)) {
       return;
+    }
+    if (job != null || "server".equals(command) || System.getenv("TF_CONFIG") != null) {
+      TaskJitDirectives.add(); // a cluster task: before the kernels below start compiling
     }
     KernelWarmup.start(!"ps".equals(job), job == null || "ps".equals(job));
   }

@@ -150,8 +150,10 @@ final class GrpcWorkerClient implements WorkerClient {
 
           @Override
           public void onCompleted() {
-            out.completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
+            if (!out.isDone()) { // the usual end: the last chunk completed it already, and an exception costs a stack walk
+              out.completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
                 + " ended its answer to RecvTensor of " + key + " before the tensor's last bytes"));
+            }
           }
         });
     return out;
