@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells HotSpot to compile only the numeric kernels with C2 in a process that serves a cluster
- * task (a ps, a worker, a chief): the rest (gRPC, Netty, protobuf, the executor) stops at C1's
+ * task (a ps, a worker, a chief): the kernels of {@code dev.psflow.tensor} and {@code
+ * dev.psflow.ops}, the input pipeline's copies and the Vector API. The rest (gRPC, Netty,
+ * protobuf, the executor, and Send/Recv, whose kernels call straight into gRPC) stops at C1's
  * optimized tier. The directives are {@code task-jit-directives.json} beside this class.
  *
  * <p>Why: three task JVMs on two cores spent about half their CPU in C2 during a 2000-step async

@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * figures. Each task has its own registry, so several servers in one JVM report apart.
  *
  * <p>Cheap on the hot path: the data point of each label combination is looked up once and cached
- * ({@link #rpc}), so a call costs a map get and a few adds. Thread-safe.
+ * ({@link #rpc}), so a call costs a map get and a few adds; histograms keep no exemplars (their
+ * sampler schedules a task per observation). Thread-safe.
  *
  * <pre>{@code
  * TaskMetrics m = new TaskMetrics("ps", worker.device().resources(), figures); // figures: live steps, global step
@@ -69,12 +70,12 @@ public final class TaskMetrics implements TrainingEvents {
         .labelNames("role").register(registry).labelValues(role);
     stepSeconds = Histogram.builder().name("psflow_step_duration_seconds")
         .help("Time one step (RunGraph) took on this task, by role").labelNames("role")
-        .classicOnly().classicUpperBounds(SECONDS).register(registry).labelValues(role);
+        .classicOnly().classicUpperBounds(SECONDS).withoutExemplars().register(registry).labelValues(role);
     Histogram staleness = Histogram.builder().name("psflow_gradient_staleness")
         .help("Global steps between a worker's read of the parameters and the arrival of its gradient here:"
             + " at=apply, at each ResourceApply op on the task holding global_step (async training);"
             + " at=accumulator, at each sync accumulator (the step the gradient was computed for)")
-        .labelNames("at").classicOnly().classicUpperBounds(STALENESS).register(registry);
+        .labelNames("at").classicOnly().classicUpperBounds(STALENESS).withoutExemplars().register(registry);
     applyStaleness = staleness.labelValues("apply");
     accumulatorStaleness = staleness.labelValues("accumulator");
     accumulated = Counter.builder().name("psflow_sync_gradients_accumulated_total")
@@ -100,13 +101,13 @@ public final class TaskMetrics implements TrainingEvents {
           }
         }).register(registry);
     checkpointSeconds = Histogram.builder().name("psflow_checkpoint_save_duration_seconds")
-        .help("Time one SaveV2 (this task's checkpoint shard) took").classicOnly().classicUpperBounds(SECONDS)
+        .help("Time one SaveV2 (this task's checkpoint shard) took").classicOnly().classicUpperBounds(SECONDS).withoutExemplars()
         .register(registry);
     checkpointBytes = Counter.builder().name("psflow_checkpoint_saved_bytes_total")
         .help("Bytes of checkpoint shards this task wrote").register(registry);
     rpcSeconds = Histogram.builder().name("psflow_rpc_duration_seconds")
         .help("RPCs by side (server: served here; client: made from here), method and peer task, and their time")
-        .labelNames("side", "method", "peer").classicOnly().classicUpperBounds(SECONDS).register(registry);
+        .labelNames("side", "method", "peer").classicOnly().classicUpperBounds(SECONDS).withoutExemplars().register(registry);
     rpcBytesIn = Counter.builder().name("psflow_rpc_received_bytes_total")
         .help("Message bytes received (serialized, before HTTP/2 framing) by side, method and peer")
         .labelNames("side", "method", "peer").register(registry);
