@@ -15,7 +15,7 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
  * its P-256 tables), which would otherwise first run inside the ps's first pull of gradients. Best effort: a failure only means no warm-up. Off with {@code -Dpsflow.warmup=false}.
  */
 final class TlsWarmup {
-  static final int ROUNDS = 400;
+  static final int ROUNDS = 40;
   static final int MESSAGE_BYTES = 64 << 10;
 
   private TlsWarmup() {}
