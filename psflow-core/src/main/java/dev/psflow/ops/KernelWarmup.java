@@ -47,7 +47,7 @@ public final class KernelWarmup {
   private static void run(boolean gemm, boolean adam) {
     try {
       if (gemm) {
-        gemm(400);
+        gemm(200);
       }
       if (adam) {
         adam(400);
@@ -57,17 +57,42 @@ public final class KernelWarmup {
     }
   }
 
+  /**
+   * The kinds of shape a model's products have, in all three layouts: whole tiles with one K
+   * block; edge tiles (rows and columns past the last whole tile) with two K blocks, whose second
+   * block adds to C; and a narrow layer's thin panels. A path the warm-up never took would be compiled without it, and the
+   * first real step that takes it would throw the compiled kernel away to compile it again (seen
+   * on every worker: the K-block branch of the widest micro-kernel, deoptimized at the first step).
+   */
   private static void gemm(int rounds) {
-    int m = 16;
-    int k = 96;
-    int n = 96;
-    float[] a = new float[m * k];
-    float[] b = new float[k * n];
-    float[] c = new float[Math.max(m * n, k * n)];
-    for (int r = 0; r < rounds; r++) {
-      Gemm.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, c, 0, n, false);
-      Gemm.sgemm(true, false, k, n, m, a, 0, k, c, 0, n, b, 0, n, false);
-      Gemm.sgemm(false, true, m, k, n, c, 0, n, b, 0, n, a, 0, k, false);
+    for (int r = 0; r < rounds; r++) { // every shape every round: each branch is in the profile C2 compiles from
+      products(16, 96, 96);
+      products(12, 272, 52);
+      products(12, 20, 10); // a narrow layer: panels of one and two vectors
+    }
+  }
+
+  /** C = A·B, then Aᵀ·C and C·Bᵀ, as a layer's forward pass and its two gradients. */
+  private static void products(int m, int k, int n) {
+    float[] a = Scratch.A.get(m * k);
+    float[] b = Scratch.B.get(k * n);
+    float[] c = Scratch.C.get(Math.max(m * n, k * n));
+    Gemm.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, c, 0, n, false);
+    Gemm.sgemm(true, false, k, n, m, a, 0, k, c, 0, n, b, 0, n, false);
+    Gemm.sgemm(false, true, m, k, n, c, 0, n, b, 0, n, a, 0, k, false);
+  }
+
+  /** Zeroed arrays reused across rounds, grown to the largest shape asked. */
+  private enum Scratch {
+    A, B, C;
+
+    private float[] array = new float[0];
+
+    float[] get(int size) {
+      if (array.length < size) {
+        array = new float[size];
+      }
+      return array;
     }
   }
 
