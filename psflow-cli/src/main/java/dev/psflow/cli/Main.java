@@ -35,8 +35,8 @@ public final class Main implements Runnable {
   /**
    * Starts compiling the kernels this process will run before picocli has even parsed the flags:
    * a ps task applies updates, a worker computes gradients, a program alone does both, and a
-   * launcher none (its tasks share the machine's cores while they start). A cluster task also
-   * gets {@link TaskJitDirectives}.
+   * launcher none (its tasks share the machine's cores while they start). A cluster task, and
+   * local-cluster's launcher, also get {@link TaskJitDirectives}.
    */
   static void warmUpKernelsFor(String[] args) {
     String command = null;
@@ -50,6 +50,9 @@ public final class Main implements Runnable {
       } else if (a.equals("--job_name") && i + 1 < args.length) {
         job = args[i + 1];
       }
+    }
+    if ("local-cluster".equals(command)) {
+      TaskJitDirectives.add(); // it relays its tasks' output lines: nothing worth C2's time beside them
     }
     if (command == null || NOT_TRAINING.contains(command)) {
       return;
