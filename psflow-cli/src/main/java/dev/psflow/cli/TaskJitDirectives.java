@@ -16,11 +16,11 @@ import org.slf4j.LoggerFactory;
  * protobuf, the executor, and Send/Recv, whose kernels call straight into gRPC) stops at C1's
  * optimized tier. The directives are {@code task-jit-directives.json} beside this class.
  *
- * <p>Why: three task JVMs on two cores spent about half their CPU in C2 during a 2000-step async
- * run (13 s of C2 each, by async-profiler), compiling transport code whose deep call trees C2
+ * <p>Why: three task JVMs on two cores spent about half their CPU in C2 during a 6000-step async
+ * job (about 13 s each, by async-profiler), compiling transport code whose deep call trees C2
  * inlines whole, and that CPU came out of training. C1 compiles the same code for a fraction of
- * the cost; measured on the side-by-side benchmark, the async job ran 1.4× faster with a quarter
- * less CPU, and still faster at 10,000 steps. A program alone ({@code psflow mnist}) keeps C2
+ * the cost: a 2000-step async job ran 1.4× faster on a quarter less CPU, and a 10,000-step one
+ * still faster (docs/benchmarks.md, "Warm-up: which code C2 compiles"). A program alone ({@code psflow mnist}) keeps C2
  * everywhere: it has a core to spare for compiling and its executor runs faster for it.
  *
  * <p>Added at run time through the JVM's diagnostic command (as {@code jcmd

@@ -60,40 +60,32 @@ public final class KernelWarmup {
   /**
    * The kinds of shape a model's products have, in all three layouts: whole tiles with one K
    * block; edge tiles (rows and columns past the last whole tile) with two K blocks, whose second
-   * block adds to C; and a narrow layer's thin panels. A path the warm-up never took would be compiled without it, and the
-   * first real step that takes it would throw the compiled kernel away to compile it again (seen
-   * on every worker: the K-block branch of the widest micro-kernel, deoptimized at the first step).
+   * block adds to C; and a narrow layer's thin panels. Every shape runs every round, so each branch
+   * is in the profile C2 compiles from: a path the warm-up never took is compiled without it, and
+   * the first real step that takes it throws the compiled kernel away to compile it again (seen on
+   * every worker: the K-block branch of the widest micro-kernel, deoptimized at the first step).
    */
   private static void gemm(int rounds) {
-    for (int r = 0; r < rounds; r++) { // every shape every round: each branch is in the profile C2 compiles from
-      products(16, 96, 96);
-      products(12, 272, 52);
-      products(12, 20, 10); // a narrow layer: panels of one and two vectors
+    int[][] shapes = {{16, 96, 96}, {12, 272, 52}, {12, 20, 10}}; // m, k, n
+    int most = 0;
+    for (int[] s : shapes) {
+      most = Math.max(most, Math.max(s[0] * s[1], s[1] * s[2]));
+    }
+    float[] a = new float[most];
+    float[] b = new float[most];
+    float[] c = new float[most];
+    for (int r = 0; r < rounds; r++) {
+      for (int[] s : shapes) {
+        products(s[0], s[1], s[2], a, b, c);
+      }
     }
   }
 
   /** C = A·B, then Aᵀ·C and C·Bᵀ, as a layer's forward pass and its two gradients. */
-  private static void products(int m, int k, int n) {
-    float[] a = Scratch.A.get(m * k);
-    float[] b = Scratch.B.get(k * n);
-    float[] c = Scratch.C.get(Math.max(m * n, k * n));
+  private static void products(int m, int k, int n, float[] a, float[] b, float[] c) {
     Gemm.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, c, 0, n, false);
     Gemm.sgemm(true, false, k, n, m, a, 0, k, c, 0, n, b, 0, n, false);
     Gemm.sgemm(false, true, m, k, n, c, 0, n, b, 0, n, a, 0, k, false);
-  }
-
-  /** Zeroed arrays reused across rounds, grown to the largest shape asked. */
-  private enum Scratch {
-    A, B, C;
-
-    private float[] array = new float[0];
-
-    float[] get(int size) {
-      if (array.length < size) {
-        array = new float[size];
-      }
-      return array;
-    }
   }
 
   private static void adam(int rounds) {

@@ -101,13 +101,14 @@ public final class TaskMetrics implements TrainingEvents {
           }
         }).register(registry);
     checkpointSeconds = Histogram.builder().name("psflow_checkpoint_save_duration_seconds")
-        .help("Time one SaveV2 (this task's checkpoint shard) took").classicOnly().classicUpperBounds(SECONDS).withoutExemplars()
-        .register(registry);
+        .help("Time one SaveV2 (this task's checkpoint shard) took").classicOnly().classicUpperBounds(SECONDS)
+        .withoutExemplars().register(registry);
     checkpointBytes = Counter.builder().name("psflow_checkpoint_saved_bytes_total")
         .help("Bytes of checkpoint shards this task wrote").register(registry);
     rpcSeconds = Histogram.builder().name("psflow_rpc_duration_seconds")
         .help("RPCs by side (server: served here; client: made from here), method and peer task, and their time")
-        .labelNames("side", "method", "peer").classicOnly().classicUpperBounds(SECONDS).withoutExemplars().register(registry);
+        .labelNames("side", "method", "peer").classicOnly().classicUpperBounds(SECONDS).withoutExemplars()
+        .register(registry);
     rpcBytesIn = Counter.builder().name("psflow_rpc_received_bytes_total")
         .help("Message bytes received (serialized, before HTTP/2 framing) by side, method and peer")
         .labelNames("side", "method", "peer").register(registry);

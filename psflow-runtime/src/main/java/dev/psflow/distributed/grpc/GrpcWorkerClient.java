@@ -150,7 +150,8 @@ final class GrpcWorkerClient implements WorkerClient {
 
           @Override
           public void onCompleted() {
-            if (!out.isDone()) { // the usual end: the last chunk completed it already, and an exception costs a stack walk
+            // Usually the last chunk completed it already; building the exception anyway cost a stack walk per pull.
+            if (!out.isDone()) {
               out.completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
                 + " ended its answer to RecvTensor of " + key + " before the tensor's last bytes"));
             }
