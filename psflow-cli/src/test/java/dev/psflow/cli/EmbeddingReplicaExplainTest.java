@@ -2,9 +2,6 @@ package dev.psflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,19 +11,11 @@ import org.junit.jupiter.api.Test;
  */
 class EmbeddingReplicaExplainTest {
   private static String explain(String... flags) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    try {
-      String[] args = new String[flags.length + 2];
-      args[0] = "explain";
-      args[1] = "embedding-replica";
-      System.arraycopy(flags, 0, args, 2, flags.length);
-      assertThat(Main.run(args)).isZero();
-    } finally {
-      System.setOut(old);
-    }
-    return out.toString(StandardCharsets.UTF_8);
+    String[] args = new String[flags.length + 2];
+    args[0] = "explain";
+    args[1] = "embedding-replica";
+    System.arraycopy(flags, 0, args, 2, flags.length);
+    return PsflowInJvm.stdout(args);
   }
 
   @Test

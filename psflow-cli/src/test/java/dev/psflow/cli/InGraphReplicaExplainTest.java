@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.psflow.exec.Partition;
 import dev.psflow.graph.Operation;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -95,7 +92,7 @@ class InGraphReplicaExplainTest {
 
   @Test
   void explainInGraphReplicaShowsEachTowersBackwardPassOnItsOwnWorker() {
-    String out = psflowOut("explain", "in-graph-replica", "--worker_hosts=localhost:2223,localhost:2224,localhost:2225");
+    String out = PsflowInJvm.stdout("explain", "in-graph-replica", "--worker_hosts=localhost:2223,localhost:2224,localhost:2225");
     Map<String, String> sections = sectionsByTask(out);
     assertThat(sections.keySet()).containsExactly(PS0, W0, W1, W2);
     for (int i = 0; i < 3; i++) {
@@ -130,20 +127,5 @@ class InGraphReplicaExplainTest {
       }
     }
     return sections;
-  }
-
-  private static String psflowOut(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = Main.run(args);
-    } finally {
-      System.setOut(old);
-    }
-    String text = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(text).isZero();
-    return text;
   }
 }
