@@ -1,5 +1,7 @@
 package dev.psflow.bench.timeline;
 
+import com.google.gson.GsonBuilder;
+import com.google.gson.ToNumberPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +44,8 @@ public final class TraceSvg {
       System.exit(2);
     }
     @SuppressWarnings("unchecked")
-    Map<String, Object> doc = (Map<String, Object>) MiniJson.parse(Files.readString(Path.of(a[0])));
+    Map<String, Object> doc = new GsonBuilder().setObjectToNumberStrategy(ToNumberPolicy.LONG_OR_DOUBLE).create()
+        .fromJson(Files.readString(Path.of(a[0])), Map.class);
     Map<Integer, String> processes = new TreeMap<>();
     Map<String, String> threads = new HashMap<>();
     Map<Long, List<Event>> steps = new LinkedHashMap<>();
