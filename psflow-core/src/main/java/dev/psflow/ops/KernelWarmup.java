@@ -6,6 +6,7 @@ import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Gemm;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.UnsignedBytes;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -48,6 +49,7 @@ public final class KernelWarmup {
     try {
       if (gemm) {
         gemm(200);
+        pixels(400);
       }
       if (adam) {
         adam(400);
@@ -86,6 +88,15 @@ public final class KernelWarmup {
     Gemm.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, c, 0, n, false);
     Gemm.sgemm(true, false, k, n, m, a, 0, k, c, 0, n, b, 0, n, false);
     Gemm.sgemm(false, true, m, k, n, c, 0, n, b, 0, n, a, 0, k, false);
+  }
+
+  /** A batch's pixels to floats, as every training step's input does (one 784-pixel row a round). */
+  private static void pixels(int rounds) {
+    byte[] row = new byte[784];
+    float[] out = new float[784];
+    for (int r = 0; r < rounds; r++) {
+      UnsignedBytes.scaleToFloats(row, 0, out, 0, row.length, 1f / 255);
+    }
   }
 
   private static void adam(int rounds) {
