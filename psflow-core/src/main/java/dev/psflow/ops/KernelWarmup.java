@@ -62,13 +62,16 @@ public final class KernelWarmup {
   /**
    * The kinds of shape a model's products have, in all three layouts: whole tiles with one K
    * block; edge tiles (rows and columns past the last whole tile) with two K blocks, whose second
-   * block adds to C; and a narrow layer's thin panels. Every shape runs every round, so each branch
-   * is in the profile C2 compiles from: a path the warm-up never took is compiled without it, and
-   * the first real step that takes it throws the compiled kernel away to compile it again (seen on
-   * every worker: the K-block branch of the widest micro-kernel, deoptimized at the first step).
+   * block adds to C; and a narrow layer's products (n = 10: GemmNarrow's row blocks of 8, 4 and
+   * 1 and, for Aᵀ·C, its 32-row column blocks; k = 10 for C·Bᵀ), which must stay above Gemm's
+   * scalar threshold of 4096 multiply-adds to warm anything. Every shape runs every round, so
+   * each branch is in the profile C2 compiles from: a path the warm-up never took is compiled
+   * without it, and the first real step that takes it throws the compiled kernel away to compile
+   * it again (seen on every worker: the K-block branch of the widest micro-kernel, deoptimized at
+   * the first step).
    */
   private static void gemm(int rounds) {
-    int[][] shapes = {{16, 96, 96}, {12, 272, 52}, {12, 20, 10}}; // m, k, n
+    int[][] shapes = {{16, 96, 96}, {12, 272, 52}, {13, 44, 10}}; // m, k, n
     int most = 0;
     for (int[] s : shapes) {
       most = Math.max(most, Math.max(s[0] * s[1], s[1] * s[2]));

@@ -47,8 +47,19 @@ class GemmTest {
         {13, 300, 56}, {8, 64, 80}, {12, 17, 9}, {1, 600, 97}, {20, 1, 33}, {9, 258, 75},
         // Strips of at most 4 rows take a 4-row kernel: exactly 4, fewer, and after full strips.
         {4, 20, 96}, {3, 300, 100}, {12, 40, 150}};
+    List<int[]> all = new ArrayList<>(Arrays.asList(shapes));
+    // A C of at most one vector's width (the narrow path on AVX-512 and AVX2) and a K shorter
+    // than a vector: every width and depth up to 17, with M = 37 = 4 x 8 + 4 + 1 (row blocks of
+    // 8, 4 and 1), and with M below one block. Sized past the scalar path's threshold.
+    for (int x = 1; x <= 17; x++) {
+      all.add(new int[] {37, 120, x});
+      all.add(new int[] {45, x, 100});
+      all.add(new int[] {43, x, x});
+    }
+    all.addAll(List.of(new int[] {3, 200, 10}, new int[] {7, 100, 16}, new int[] {5, 260, 9},
+        new int[] {100, 100, 10}, new int[] {100, 10, 100}, new int[] {12, 300, 8}));
     List<Arguments> out = new ArrayList<>();
-    for (int[] s : shapes) {
+    for (int[] s : all) {
       for (int t = 0; t < 4; t++) {
         for (boolean acc : new boolean[] {false, true}) {
           out.add(Arguments.of(s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, acc));
