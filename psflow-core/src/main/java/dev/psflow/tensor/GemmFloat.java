@@ -19,7 +19,7 @@ final class GemmFloat {
   static void sgemm(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
-    if (GemmNarrow.handles(n)) {
+    if (GemmNarrow.handles(n, k)) {
       GemmNarrow.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
           accumulate);
       return;

@@ -46,11 +46,18 @@ final class GemmNarrow {
    */
   private static final boolean BY_COLUMNS = VL >= 16;
 
+  /**
+   * The longest K taken here: op(B) is packed whole (k rows of up to 16 floats) into the thread's
+   * scratch, which keeps its largest size; past this a long product (a matrix-vector product over
+   * a wide input) takes the blocked path, whose packed block stays under 256 x 48 floats.
+   */
+  static final int MAX_K = 4096;
+
   private GemmNarrow() {}
 
-  /** Whether this path takes a C n columns wide: one Y vector a row, or two where VL allows. */
-  static boolean handles(int n) {
-    return n <= Math.max(YL, Math.min(VL, 2 * YL));
+  /** Whether this path takes a C n columns wide (one Y vector a row, or two where VL allows) over k. */
+  static boolean handles(int n, int k) {
+    return n <= Math.max(YL, Math.min(VL, 2 * YL)) && k <= MAX_K;
   }
 
   static void sgemm(boolean transA, boolean transB, int m, int n, int k,

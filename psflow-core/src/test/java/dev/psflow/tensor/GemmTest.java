@@ -57,7 +57,9 @@ class GemmTest {
       all.add(new int[] {43, x, x});
     }
     all.addAll(List.of(new int[] {3, 200, 10}, new int[] {7, 100, 16}, new int[] {5, 260, 9},
-        new int[] {100, 100, 10}, new int[] {100, 10, 100}, new int[] {12, 300, 8}));
+        new int[] {100, 100, 10}, new int[] {100, 10, 100}, new int[] {12, 300, 8},
+        // The narrow path's longest K, and one past it (the blocked path).
+        new int[] {9, GemmNarrow.MAX_K, 10}, new int[] {5, GemmNarrow.MAX_K + 1, 3}));
     List<Arguments> out = new ArrayList<>();
     for (int[] s : all) {
       for (int t = 0; t < 4; t++) {
@@ -204,6 +206,26 @@ class GemmTest {
       }
     }
     assertThat(c).as("elements outside C must be untouched").isEqualTo(before);
+  }
+
+  @Test
+  void aNarrowProductOverALongKKeepsTheThreadsScratchSmall() throws InterruptedException {
+    int k = 200_000; // a matrix-vector product over a wide input
+    float[] a = new float[2 * k];
+    float[] x = new float[k];
+    Arrays.fill(a, 1f);
+    Arrays.fill(x, 0.5f);
+    float[] y = new float[2];
+    int[] packed = new int[1];
+    // A thread of its own: the scratch keeps the largest size its thread has needed.
+    Thread t = new Thread(() -> {
+      Gemm.sgemm(false, false, 2, 1, k, a, 0, k, x, 0, 1, y, 0, 1, false);
+      packed[0] = GemmPacking.SCRATCH.get().bPack.length;
+    });
+    t.start();
+    t.join();
+    assertThat(y).containsExactly(k * 0.5f, k * 0.5f);
+    assertThat(packed[0]).as("packed B floats").isLessThanOrEqualTo(GemmPacking.KC_MAX * GemmMicroKernel.NR);
   }
 
   @Test
