@@ -53,11 +53,15 @@ final class GemmFloat {
     for (int jr = 0; jr < nc; jr += NR) {
       int w = GemmPacking.panelWidth(nc - jr);
       int nr = Math.min(w, nc - jr);
+      // A narrow last panel may be packed overlapping the one before (see panelShift); its
+      // kernel then covers columns jr - shift .. jr + nr, and only overwriting C stores it
+      // directly (adding would add the overlap twice).
+      int shift = GemmPacking.panelShift(nc, jr, w);
       // A strip of at most 4 rows (the last of m = 100) takes the 4-row wide kernel.
       boolean four = mr <= 4 && w == NR;
-      boolean direct = (mr == MR || four && mr == 4) && nr == w;
+      boolean direct = (mr == MR || four && mr == 4) && (nr == w || shift > 0 && !add);
       float[] out = direct ? c : tile;
-      int outBase = direct ? cBase + jr : 0;
+      int outBase = direct ? cBase + jr - shift : 0;
       int outLd = direct ? ldc : NR;
       boolean addOut = direct && add;
       if (four) {
@@ -72,7 +76,7 @@ final class GemmFloat {
         GemmMicroKernel.half(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       }
       if (!direct) {
-        GemmPacking.mergeCTile(tile, c, cBase + jr, ldc, mr, nr, add);
+        GemmPacking.mergeCTile(tile, shift, c, cBase + jr, ldc, mr, nr, add);
       }
     }
   }

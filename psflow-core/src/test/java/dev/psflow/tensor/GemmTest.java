@@ -46,7 +46,10 @@ class GemmTest {
         // and cut short, with M off the 8-row strips and K past one block.
         {13, 300, 56}, {8, 64, 80}, {12, 17, 9}, {1, 600, 97}, {20, 1, 33}, {9, 258, 75},
         // Strips of at most 4 rows take a 4-row kernel: exactly 4, fewer, and after full strips.
-        {4, 20, 96}, {3, 300, 100}, {12, 40, 150}};
+        {4, 20, 96}, {3, 300, 100}, {12, 40, 150},
+        // A cut last panel packed overlapping the one before (GemmPacking.panelShift): stored
+        // straight into C by full strips, via the C tile by short strips and later K blocks.
+        {100, 10, 52}, {13, 300, 90}, {4, 10, 100}, {17, 260, 70}};
     List<int[]> all = new ArrayList<>(Arrays.asList(shapes));
     // A C of at most one vector's width (the narrow path on AVX-512 and AVX2) and a K shorter
     // than a vector: every width and depth up to 17, with M = 37 = 4 x 8 + 4 + 1 (row blocks of
