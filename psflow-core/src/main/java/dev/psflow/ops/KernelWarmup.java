@@ -6,7 +6,6 @@ import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Gemm;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
-import dev.psflow.tensor.UnsignedBytes;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -49,7 +48,6 @@ public final class KernelWarmup {
     try {
       if (gemm) {
         gemm(200);
-        pixels(400);
       }
       if (adam) {
         adam(400);
@@ -62,13 +60,12 @@ public final class KernelWarmup {
   /**
    * The kinds of shape a model's products have, in all three layouts: whole tiles with one K
    * block; edge tiles (rows and columns past the last whole tile) with two K blocks, whose second
-   * block adds to C; and a narrow layer's products (n = 10: GemmNarrow's row blocks of 8, 4 and
-   * 1 and, for Aᵀ·C, its 32-row column blocks; k = 10 for C·Bᵀ), which must stay above Gemm's
-   * scalar threshold of 4096 multiply-adds to warm anything. Every shape runs every round, so
-   * each branch is in the profile C2 compiles from: a path the warm-up never took is compiled
-   * without it, and the first real step that takes it throws the compiled kernel away to compile
-   * it again (seen on every worker: the K-block branch of the widest micro-kernel, deoptimized at
-   * the first step).
+   * block adds to C; and a narrow layer's products (n = 10, and k = 10 for C·Bᵀ), sized above
+   * Gemm's scalar threshold of 4096 multiply-adds so that they reach the narrow micro-kernels.
+   * Every shape runs every round, so each branch is in the profile C2 compiles from: a path the
+   * warm-up never took is compiled without it, and the first real step that takes it throws the
+   * compiled kernel away to compile it again (seen on every worker: the K-block branch of the
+   * widest micro-kernel, deoptimized at the first step).
    */
   private static void gemm(int rounds) {
     int[][] shapes = {{16, 96, 96}, {12, 272, 52}, {13, 44, 10}}; // m, k, n
@@ -91,15 +88,6 @@ public final class KernelWarmup {
     Gemm.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, c, 0, n, false);
     Gemm.sgemm(true, false, k, n, m, a, 0, k, c, 0, n, b, 0, n, false);
     Gemm.sgemm(false, true, m, k, n, c, 0, n, b, 0, n, a, 0, k, false);
-  }
-
-  /** A batch's pixels to floats, as every training step's input does (one 784-pixel row a round). */
-  private static void pixels(int rounds) {
-    byte[] row = new byte[784];
-    float[] out = new float[784];
-    for (int r = 0; r < rounds; r++) {
-      UnsignedBytes.scaleToFloats(row, 0, out, 0, row.length, 1f / 255);
-    }
   }
 
   private static void adam(int rounds) {

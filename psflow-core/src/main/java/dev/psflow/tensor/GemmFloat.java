@@ -19,11 +19,6 @@ final class GemmFloat {
   static void sgemm(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
-    if (GemmNarrow.handles(n, k)) {
-      GemmNarrow.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
-          accumulate);
-      return;
-    }
     GemmPacking.Scratch s = SCRATCH.get();
     // Balanced blocks: k = 784 becomes 4 x 196 rather than 3 x 256 + 16, so no block is so
     // short that the kernel's load and store of C dominates it.

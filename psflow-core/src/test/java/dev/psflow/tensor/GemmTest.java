@@ -51,18 +51,15 @@ class GemmTest {
         // straight into C by full strips, via the C tile by short strips and later K blocks.
         {100, 10, 52}, {13, 300, 90}, {4, 10, 100}, {17, 260, 70}};
     List<int[]> all = new ArrayList<>(Arrays.asList(shapes));
-    // A C of at most one vector's width (the narrow path on AVX-512 and AVX2) and a K shorter
-    // than a vector: every width and depth up to 17, with M = 37 = 4 x 8 + 4 + 1 (row blocks of
-    // 8, 4 and 1), and with M below one block. Sized past the scalar path's threshold.
+    // A C at most one vector wide and a K shorter than a vector: every width and depth up to 17,
+    // with M = 37 = 4 x 8 + 4 + 1 and with M below one strip. Sized past the scalar path's threshold.
     for (int x = 1; x <= 17; x++) {
       all.add(new int[] {37, 120, x});
       all.add(new int[] {45, x, 100});
       all.add(new int[] {43, x, x});
     }
     all.addAll(List.of(new int[] {3, 200, 10}, new int[] {7, 100, 16}, new int[] {5, 260, 9},
-        new int[] {100, 100, 10}, new int[] {100, 10, 100}, new int[] {12, 300, 8},
-        // The narrow path's longest K, and one past it (the blocked path).
-        new int[] {9, GemmNarrow.MAX_K, 10}, new int[] {5, GemmNarrow.MAX_K + 1, 3}));
+        new int[] {100, 100, 10}, new int[] {100, 10, 100}, new int[] {12, 300, 8}));
     List<Arguments> out = new ArrayList<>();
     for (int[] s : all) {
       for (int t = 0; t < 4; t++) {
