@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * Prints sgemm GFLOP/s (2·M·N·K per call) of psflow's {@link dev.psflow.tensor.Gemm} next to
@@ -27,11 +28,11 @@ import java.util.Locale;
  * }</pre>
  */
 public final class GemmGflops {
-  /** The products of one training step of the MNIST model (hidden 100, batch 100): forward, then dW's and dh. */
+  /** The products of one MNIST training step (hidden 100, batch 100): forward, then the dWs and dh. */
   private static final List<String> MODEL_STEP =
       List.of("100x784x100", "100x100x10", "784x100x100:tA", "100x100x10:tA", "100x10x100:tB");
-  private static final List<String> SHAPES = java.util.stream.Stream.concat(MODEL_STEP.stream(),
-      java.util.stream.Stream.of("100x100x784:tB", "512x512x512")).toList();
+  private static final List<String> SHAPES =
+      Stream.concat(MODEL_STEP.stream(), Stream.of("100x100x784:tB", "512x512x512")).toList();
   private static final int BATCHES = 21;
   private static final int WARMUP_ROUNDS = 3;
 
@@ -52,7 +53,9 @@ public final class GemmGflops {
       System.out.println(noBlas + ": psflow's kernel and the naive loop only");
     }
     List<Runnable[]> ops = problems.stream()
-        .map(p -> noBlas == null ? new Runnable[] {p::gemm, OpenBlasSgemm.of(p), p::naive} : new Runnable[] {p::gemm, p::naive})
+        .map(p -> noBlas == null
+            ? new Runnable[] {p::gemm, OpenBlasSgemm.of(p), p::naive}
+            : new Runnable[] {p::gemm, p::naive})
         .toList();
     // Warm every shape before timing any: C2 compiles the kernels late (several seconds on a
     // busy machine), and the Vector API runs ~100x slower until it has.
