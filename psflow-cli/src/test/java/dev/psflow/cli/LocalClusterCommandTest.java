@@ -2,9 +2,7 @@ package dev.psflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.psflow.cli.PsflowInJvm.Result;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,31 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /** {@code psflow local-cluster} with real task processes running the hidden {@code echo-task} program. */
 class LocalClusterCommandTest {
-  private record Result(int code, String out, String err) {
-    List<String> outLines() {
-      return out.lines().toList();
-    }
-  }
-
   /** Runs the psflow command line in this JVM, capturing what it prints. */
   private static Result psflow(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = Main.run(args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-    Result r = new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    oldOut.print(r.out()); // keep the cluster's output in the test report
-    oldErr.print(r.err());
-    return r;
+    return PsflowInJvm.run(args);
   }
 
   private static List<ProcessHandle> leftoverTasks() {
