@@ -35,6 +35,9 @@ final class TaskJitDirectives {
 
   /** Adds the directives; returns whether the JVM took them. */
   static boolean add() {
+    if (!Boolean.parseBoolean(System.getProperty("psflow.task_jit_directives", "true"))) {
+      return false; // for measuring without them
+    }
     Path file = null;
     try (InputStream in = TaskJitDirectives.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {

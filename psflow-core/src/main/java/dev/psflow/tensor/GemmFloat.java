@@ -61,6 +61,10 @@ final class GemmFloat {
       boolean addOut = direct && add;
       if (four) {
         GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+      } else if (w == NR && GemmMicroKernel.WIDE_AS_TWO_HALVES) {
+        GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+        GemmMicroKernel.wide4(ap, aRows ? 4 * GemmMicroKernel.ROW : 4, aRows, bp, jr * kc, kc,
+            out, outBase + 4 * outLd, outLd, addOut);
       } else if (w == NR) {
         GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else if (w == 2 * VL) {

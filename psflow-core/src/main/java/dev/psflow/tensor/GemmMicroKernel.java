@@ -24,7 +24,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Everything is written out by hand rather than via helpers or arrays: C2 keeps all
  * accumulators in vector registers only if no vector crosses a call that might not be inlined,
  * and methods this large stop inlining ordinary calls. The wide kernel uses 24 accumulators +
- * 3 B vectors + 1 broadcast = 28 of AVX-512's 32 registers (on AVX2's 16 it spills, but works).
+ * 3 B vectors + 1 broadcast = 28 of AVX-512's 32 registers; on AVX2's 16 it spilled, so there
+ * a full tile is two {@link #wide4} halves instead ({@link #WIDE_AS_TWO_HALVES}).
  * The A index runs from a caller-supplied {@code aBase} rather than from the loop counter: when
  * it equalled the counter, C2 scheduled all eight broadcasts ahead of the B loads and spilled
  * two accumulators, which measured ~15% slower.
@@ -42,6 +43,11 @@ final class GemmMicroKernel {
   static final int HL = H.length();
   /** Columns of a full panel of packed B: three vectors. */
   static final int NR = 3 * VL;
+  /**
+   * With 16 vector registers (AVX2), {@link #wide}'s 24 accumulators spill: a full tile is then
+   * computed as two 4-row halves by {@link #wide4} (12 accumulators + 3 B vectors + 1 broadcast).
+   */
+  static final boolean WIDE_AS_TWO_HALVES = VL < 16;
   /** Distance between rows of a row-major packed A strip: the largest K block. */
   static final int ROW = 256;
 
