@@ -2,6 +2,7 @@ package dev.psflow.cli;
 
 import dev.psflow.ops.KernelWarmup;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,11 +16,16 @@ import picocli.CommandLine.Command;
     name = "psflow",
     mixinStandardHelpOptions = true,
     version = "psflow 0.1.0",
-    description = "TensorFlow 1.x's parameter-server training, in Java.",
-    subcommands = {MnistCommand.class, MnistReplicaCommand.class, ServerCommand.class, ToyCommand.class, ExplainCommand.class,
-        InGraphReplicaCommand.class, LocalClusterCommand.class, StatusCommand.class, CertsCommand.class, EchoTaskCommand.class,
-        ProbeCommand.class, EmbeddingLookupCommand.class, EmbeddingReplicaCommand.class, CommandLine.HelpCommand.class})
+    description = "TensorFlow 1.x's parameter-server training, in Java.")
 public final class Main implements Runnable {
+  /** The subcommands, in the order {@code psflow --help} lists them. */
+  private static final List<Class<?>> COMMANDS = List.of(MnistCommand.class, MnistReplicaCommand.class,
+      ServerCommand.class, ToyCommand.class, ExplainCommand.class, InGraphReplicaCommand.class,
+      LocalClusterCommand.class, StatusCommand.class, CertsCommand.class, EchoTaskCommand.class, ProbeCommand.class,
+      EmbeddingLookupCommand.class, EmbeddingReplicaCommand.class, CommandLine.HelpCommand.class);
+  /** Commands that look at the other programs: local-cluster starts one of them, help describes them. */
+  private static final Set<String> SEE_ALL = Set.of("local-cluster", "help");
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
@@ -66,6 +72,19 @@ public final class Main implements Runnable {
   /** Runs the command line and returns the exit code (for tests and for embedding). */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
+    // picocli builds a model of every subcommand it is given, reflecting over all their options:
+    // a third of a second of a task's start-up, paid by every JVM of a cluster. A command line that
+    // names its program gets that one alone; anything else (no program, a flag, a typo) gets all.
+    Class<?> named = args.length == 0 || SEE_ALL.contains(args[0]) ? null : COMMANDS.stream()
+        .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
+    for (Class<?> c : named != null ? List.<Class<?>>of(named) : COMMANDS) {
+      CommandLine sub = new CommandLine(c);
+      // addSubcommand gives the subcommand its parent's parser settings: keep its own (local-cluster
+      // stops at its program's name)
+      boolean stopAtPositional = sub.getCommandSpec().parser().stopAtPositional();
+      cli.addSubcommand(sub);
+      sub.getCommandSpec().parser().stopAtPositional(stopAtPositional);
+    }
     cli.setParameterExceptionHandler(Main::parameterError);
     cli.setExecutionExceptionHandler(Main::executionError);
     return cli.execute(args);
