@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Added at run time through the JVM's diagnostic command (as {@code jcmd
  * Compiler.directives_add} does), so that one set of JVM flags serves every command. Failing to
- * add them costs speed only, never the run: it is logged at debug level.
+ * add them costs speed only, never the run: it is logged at debug level. {@code
+ * -Dpsflow.task_jit_directives=false} leaves them out, to measure a task without them.
  */
 final class TaskJitDirectives {
   private static final Logger log = LoggerFactory.getLogger(TaskJitDirectives.class);
@@ -36,7 +37,7 @@ final class TaskJitDirectives {
   /** Adds the directives; returns whether the JVM took them. */
   static boolean add() {
     if (!Boolean.parseBoolean(System.getProperty("psflow.task_jit_directives", "true"))) {
-      return false; // for measuring without them
+      return false;
     }
     Path file = null;
     try (InputStream in = TaskJitDirectives.class.getResourceAsStream(RESOURCE)) {
