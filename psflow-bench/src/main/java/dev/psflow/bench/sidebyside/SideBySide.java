@@ -141,8 +141,8 @@ public final class SideBySide {
             + "%d steps; %s%n", String.join(" beside ", systems), Workload.ASYNC.hiddenUnits(), Workload.BATCH_SIZE,
         Workload.LEARNING_RATE, o.trainSteps(), o.runs() > 1
             ? "median (min–max) of " + o.runs() + " alternated runs" : "one run each"));
-    out.append(String.format(Locale.ROOT, "%s, %d cores, load average %s before, %s after; logs in %s%n",
-        System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+    out.append(String.format(Locale.ROOT, "%s, %s, %d cores, load average %s before, %s after; logs in %s%n",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.version"), processor(),
         Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), home.relativize(logDir)));
     out.append(o.insecure() ? "psflow's tasks in plaintext (--insecure).\n"
         : "psflow's tasks speak mutual TLS (certificates made for the run, as local-cluster does).\n");
@@ -173,6 +173,23 @@ public final class SideBySide {
       return p.waitFor() == 0 ? Double.parseDouble(out) : 100;
     } catch (IOException | InterruptedException | NumberFormatException e) {
       return 100;
+    }
+  }
+
+  /**
+   * The processor's model and its widest vectors, from /proc/cpuinfo: psflow's kernels run on
+   * 512-bit vectors with AVX-512 and on 256-bit ones with AVX2, so the ratios differ between the two.
+   */
+  static String processor() {
+    try {
+      List<String> lines = Files.readAllLines(Path.of("/proc/cpuinfo"));
+      String model = lines.stream().filter(l -> l.startsWith("model name")).findFirst()
+          .map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("unknown processor");
+      String flags = lines.stream().filter(l -> l.startsWith("flags")).findFirst().orElse("");
+      String vectors = flags.contains(" avx512f") ? "AVX-512" : flags.contains(" avx2") ? "AVX2, no AVX-512" : "no AVX2";
+      return model + " (" + vectors + ")";
+    } catch (IOException | RuntimeException e) {
+      return "processor unknown";
     }
   }
 
