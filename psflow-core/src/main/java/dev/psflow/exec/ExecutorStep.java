@@ -58,6 +58,17 @@ final class ExecutorStep {
   }
 
   private void drain(IntQueue ready) {
+    try {
+      drainReady(ready);
+    } finally {
+      Rendezvous r = step.rendezvous();
+      if (r != null) {
+        r.flush(); // the Recvs these ops started, together
+      }
+    }
+  }
+
+  private void drainReady(IntQueue ready) {
     while (!ready.isEmpty()) {
       if (result.isDone()) {
         return;

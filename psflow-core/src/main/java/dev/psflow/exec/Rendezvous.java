@@ -18,6 +18,14 @@ public interface Rendezvous {
 
   void recvAsync(String key, RecvCallback callback);
 
+  /**
+   * Starts the Recvs that {@link #recvAsync} may have held back so that those waiting on the same
+   * other task go out together (one call instead of one each). The executor calls it whenever it
+   * has run every op that was ready, so a held-back Recv waits no longer than the ops it started
+   * beside. A rendezvous that holds nothing back ignores it.
+   */
+  default void flush() {}
+
   /** Fails every pending and future Recv with {@code why}. */
   void abort(StatusException why);
 }

@@ -9,6 +9,10 @@ import dev.psflow.exec.StepStats;
 import dev.psflow.exec.StepTracer;
 import dev.psflow.ops.sendrecv.RendezvousKeys;
 import dev.psflow.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,8 +22,14 @@ import java.util.function.Function;
 /**
  * The rendezvous of one step on one task. Sends always land in the local table; a Recv whose
  * sender is on this task waits there, and one whose sender is elsewhere pulls the tensor from that
- * task with RecvTensor (TensorFlow's pull model). Peers' RecvTensor calls are served from the local
- * table. Thread-safe.
+ * task (TensorFlow's pull model). With {@code -Dpsflow.batch_pulls=true}, such pulls are held
+ * until the executor {@link #flush flushes}, so that those of one executor pass that wait on the
+ * same task go as one call ({@link WorkerClient#recvTensors}): a worker's pulls of the parameters,
+ * a ps's of the gradients. Peers' pulls are served from the local table. Thread-safe.
+ *
+ * <p>Batching is off by default: it cut an async MNIST job's CPU by about 5%, but one run in about
+ * twenty of a two-worker synchronous-replicas test hung with it on, and the cause is not found yet
+ * (docs/benchmarks.md).
  */
 final class StepRendezvous implements Rendezvous {
   private final long stepId;
@@ -38,6 +48,13 @@ final class StepRendezvous implements Rendezvous {
   /** This task's pulls from peers not yet complete, and why the step was aborted (null while it runs). */
   private final Set<CompletableFuture<Tensor>> pulls = ConcurrentHashMap.newKeySet();
   private volatile StatusException aborted;
+  /** Pulls from peers held until the next {@link #flush}, in the order their Recvs ran. Guarded by itself. */
+  private final List<HeldPull> held = new ArrayList<>();
+
+  private record HeldPull(String sender, String key, RecvCallback callback, long start) {}
+
+  /** Whether pulls wait for {@link #flush} to go together; read per pull, so tests can switch it. */
+  static volatile boolean batchPulls = Boolean.getBoolean("psflow.batch_pulls");
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;
@@ -57,9 +74,54 @@ final class StepRendezvous implements Rendezvous {
       local.recvAsync(key, callback);
       return;
     }
+    if (!batchPulls) {
+      await(new HeldPull(sender, key, callback, tracer != null ? System.nanoTime() : 0),
+          peers.apply(sender).recvTensor(stepId, key));
+      return;
+    }
+    StatusException why = aborted;
+    if (why != null) {
+      callback.done(null, why);
+      return;
+    }
+    synchronized (held) {
+      held.add(new HeldPull(sender, key, callback, tracer != null ? System.nanoTime() : 0));
+    }
+  }
+
+  /** Starts the held pulls: one call per peer for all of them that wait on it. */
+  @Override
+  public void flush() {
+    List<HeldPull> batch;
+    synchronized (held) {
+      if (held.isEmpty()) {
+        return;
+      }
+      batch = new ArrayList<>(held);
+      held.clear();
+    }
+    Map<String, List<HeldPull>> bySender = new LinkedHashMap<>();
+    for (HeldPull p : batch) {
+      bySender.computeIfAbsent(p.sender(), x -> new ArrayList<>()).add(p);
+    }
+    bySender.forEach((sender, ofSender) -> {
+      List<String> keys = ofSender.stream().map(HeldPull::key).toList();
+      List<CompletableFuture<Tensor>> got;
+      try {
+        got = peers.apply(sender).recvTensors(stepId, keys);
+      } catch (RuntimeException e) { // no such peer, a closed transport: these Recvs fail, not the executor's pass
+        StatusException why = StatusException.from(e);
+        ofSender.forEach(p -> p.callback().done(null, why));
+        return;
+      }
+      for (int i = 0; i < ofSender.size(); i++) {
+        await(ofSender.get(i), got.get(i));
+      }
+    });
+  }
+
+  private void await(HeldPull p, CompletableFuture<Tensor> pull) {
     StepTracer traced = tracer;
-    long start = traced != null ? System.nanoTime() : 0;
-    CompletableFuture<Tensor> pull = peers.apply(sender).recvTensor(stepId, key);
     pulls.add(pull);
     StatusException why = aborted;
     if (why != null) {
@@ -68,13 +130,13 @@ final class StepRendezvous implements Rendezvous {
     pull.whenComplete((t, e) -> {
       pulls.remove(pull);
       if (traced != null && e == null) {
-        traced.rpcDone("RecvTensor", StepStats.Side.CLIENT, sender, key, start, System.nanoTime(), bytes(t));
+        traced.rpcDone("RecvTensor", StepStats.Side.CLIENT, p.sender(), p.key(), p.start(), System.nanoTime(), bytes(t));
       }
       if (e != null) {
         StatusException s = StatusException.from(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
-        callback.done(null, s);
+        p.callback().done(null, s);
       } else {
-        callback.done(t, null);
+        p.callback().done(t, null);
       }
     });
   }
@@ -117,6 +179,12 @@ final class StepRendezvous implements Rendezvous {
   public void abort(StatusException why) {
     aborted = why;
     local.abort(why);
+    List<HeldPull> dropped;
+    synchronized (held) {
+      dropped = new ArrayList<>(held);
+      held.clear();
+    }
+    dropped.forEach(p -> p.callback().done(null, why));
     // pulls from peers still waiting or streaming in: completing them cancels their calls, so the peers stop sending
     pulls.forEach(p -> p.completeExceptionally(why));
   }

@@ -4,6 +4,7 @@ import dev.psflow.exec.StatusException;
 import dev.psflow.exec.StepStats;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.tensor.Tensor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,21 @@ public interface WorkerClient {
 
   /** Pulls the tensor a _Send of step {@code stepId} left (or will leave) under {@code key} on that task. */
   CompletableFuture<Tensor> recvTensor(long stepId, String key);
+
+  /**
+   * Pulls several tensors of step {@code stepId} from that task, each as {@link #recvTensor} would:
+   * result {@code i} is the tensor of {@code keys.get(i)}, complete as soon as that tensor is here,
+   * whatever the others do. A transport may carry them in one call. Completing a result with an
+   * error (the step aborted here) gives up the pull of that key; the transport may give up the
+   * others of the same call with it (the step is over anyway).
+   */
+  default List<CompletableFuture<Tensor>> recvTensors(long stepId, List<String> keys) {
+    List<CompletableFuture<Tensor>> out = new ArrayList<>(keys.size());
+    for (String k : keys) {
+      out.add(recvTensor(stepId, k));
+    }
+    return out;
+  }
 
   /** Fails the step's pending and future Recvs on that task with {@code why}. */
   CompletableFuture<Void> abortStep(long stepId, StatusException why);

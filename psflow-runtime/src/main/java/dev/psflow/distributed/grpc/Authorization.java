@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * WorkerService  RegisterGraph DeregisterGraph RunGraph         yes           -     -
  *                AbortStep Reset                                yes           -     -
  *                GetStatus                                      yes           -    yes
- *                RecvTensor                                     yes          yes    -
+ *                RecvTensor RecvTensors                         yes          yes    -
  * MasterService  CreateSession ExtendSession RunStep            yes           -    yes
  *                CloseSession ListDevices                       yes           -    yes
  *                Reset                                          yes           -     -
@@ -55,6 +55,7 @@ final class Authorization implements ServerInterceptor {
       Map.entry("psflow.WorkerService/DeregisterGraph", Set.of()),
       Map.entry("psflow.WorkerService/RunGraph", Set.of()),
       Map.entry("psflow.WorkerService/RecvTensor", Set.of("ps")),
+      Map.entry("psflow.WorkerService/RecvTensors", Set.of("ps")),
       Map.entry("psflow.WorkerService/AbortStep", Set.of()),
       Map.entry("psflow.WorkerService/Reset", Set.of()),
       Map.entry("psflow.MasterService/CreateSession", Set.of("client")),

@@ -2,55 +2,98 @@ package dev.psflow.distributed.grpc;
 
 import dev.psflow.tensor.Tensor;
 import io.grpc.stub.ServerCallStreamObserver;
+import java.util.ArrayDeque;
+import java.util.function.BiFunction;
 
 /**
- * Sends one RecvTensor answer as {@link TensorChunk}s, as fast as the caller reads and no faster:
- * the first chunk goes at once (a tensor of one chunk crosses exactly as a unary answer would),
- * each later one only while gRPC's flow control says the call {@link ServerCallStreamObserver#isReady
- * is ready}, resumed by its onReady handler. So the sender holds the tensor itself and a chunk or
- * two in gRPC's buffers, never a copy of the whole. A step aborted here, or a caller that cancels,
- * stops it between chunks. Nothing here waits: every method returns once it has sent what it may.
- * Thread-safe (the tensor's arrival, onReady, cancellation and abort come on different threads).
+ * Sends one RecvTensor answer as {@link TensorChunk}s (or a RecvTensors answer, several tensors, as
+ * {@link KeyedChunk}s), as fast as the caller reads and no faster: the first chunk of a tensor goes
+ * at once (a tensor of one chunk crosses exactly as a unary answer would), each later one only
+ * while gRPC's flow control says the call {@link ServerCallStreamObserver#isReady is ready},
+ * resumed by its onReady handler. So the sender holds the tensors and a chunk or two in gRPC's
+ * buffers, never a copy of a whole one. Several tensors go in the order they were started, each
+ * whole before the next; the answer ends after the last. A step aborted here, or a caller that
+ * cancels, stops it between chunks. Nothing here waits: every method returns once it has sent what
+ * it may. Thread-safe (the tensors' arrival, onReady, cancellation and abort come on different
+ * threads).
  *
  * <pre>{@code
- * ChunkedSend send = new ChunkedSend(out);
+ * ChunkedSend<TensorChunk> send = ChunkedSend.of(out);
  * out.setOnReadyHandler(send::pump);
  * out.setOnCancelHandler(send::cancel);
  * pulled.whenComplete((t, e) -> { if (e != null) send.fail(e); else send.start(t); });
  * }</pre>
  */
-final class ChunkedSend {
-  private final ServerCallStreamObserver<TensorChunk> out;
+final class ChunkedSend<M> {
+  private final ServerCallStreamObserver<M> out;
+  private final BiFunction<Integer, TensorChunk, M> message;
+  private final int tensors;
+  /** Tensors started and not yet begun, as key, tensor pairs. */
+  private final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
+  private int key;
   private Tensor tensor;
   private int next;
+  private int sent;
   private boolean done;
   private Runnable onDone;
 
-  ChunkedSend(ServerCallStreamObserver<TensorChunk> out) {
+  private ChunkedSend(ServerCallStreamObserver<M> out, BiFunction<Integer, TensorChunk, M> message, int tensors) {
     this.out = out;
+    this.message = message;
+    this.tensors = tensors;
   }
 
-  /** Starts sending {@code t}. */
-  synchronized void start(Tensor t) {
-    if (!done) {
-      tensor = t;
+  /** RecvTensor's answer: one tensor. */
+  static ChunkedSend<TensorChunk> of(ServerCallStreamObserver<TensorChunk> out) {
+    return new ChunkedSend<>(out, (k, c) -> c, 1);
+  }
+
+  /** RecvTensors' answer: {@code tensors} tensors, each named by its key. */
+  static ChunkedSend<KeyedChunk> keyed(ServerCallStreamObserver<KeyedChunk> out, int tensors) {
+    return new ChunkedSend<>(out, KeyedChunk::new, tensors);
+  }
+
+  /** Starts sending {@code t}, RecvTensor's one tensor. */
+  void start(Tensor t) {
+    start(0, t);
+  }
+
+  /** Starts sending {@code t} as the tensor of key {@code k}, after those started before it. */
+  synchronized void start(int k, Tensor t) {
+    if (done) {
+      return;
+    }
+    waiting.add(new Object[] {k, t});
+    if (tensor == null) {
       pump();
     }
   }
 
   /** Sends the chunks flow control allows now; called on start and whenever the call becomes ready. */
   synchronized void pump() {
-    if (tensor == null) {
-      return;
-    }
     try {
-      while (!done && (next == 0 || out.isReady())) {
+      while (!done) {
+        if (tensor == null) {
+          Object[] w = waiting.poll();
+          if (w == null) {
+            return;
+          }
+          key = (Integer) w[0];
+          tensor = (Tensor) w[1];
+          next = 0;
+        }
+        if (next != 0 && !out.isReady()) {
+          return;
+        }
         TensorChunk c = TensorChunk.of(tensor, next);
-        out.onNext(c);
+        out.onNext(message.apply(key, c));
         next += c.count();
         if (c.isLast()) {
-          finish();
-          out.onCompleted();
+          tensor = null;
+          if (++sent == tensors) {
+            finish();
+            out.onCompleted();
+          }
         }
       }
     } catch (RuntimeException e) {
@@ -58,7 +101,7 @@ final class ChunkedSend {
     }
   }
 
-  /** Ends the answer with {@code why} (the pull failed, or the step was aborted mid-transfer). */
+  /** Ends the answer with {@code why} (a pull failed, or the step was aborted mid-transfer). */
   synchronized void fail(Throwable why) {
     if (done) {
       return;
@@ -71,7 +114,7 @@ final class ChunkedSend {
     }
   }
 
-  /** The caller cancelled or went away: stop, and let the tensor go. */
+  /** The caller cancelled or went away: stop, and let the tensors go. */
   synchronized void cancel() {
     finish();
   }
@@ -88,6 +131,7 @@ final class ChunkedSend {
   private void finish() {
     done = true;
     tensor = null;
+    waiting.clear();
     if (onDone != null) {
       Runnable r = onDone;
       onDone = null;

@@ -12,6 +12,7 @@ import dev.psflow.proto.DeregisterGraphRequest;
 import dev.psflow.proto.GetStatusRequest;
 import dev.psflow.proto.GetStatusResponse;
 import dev.psflow.proto.RecvTensorRequest;
+import dev.psflow.proto.RecvTensorsRequest;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.proto.ResetRequest;
 import dev.psflow.proto.RunGraphRequest;
@@ -154,6 +155,69 @@ final class GrpcWorkerClient implements WorkerClient {
             if (!out.isDone()) {
               out.completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
                 + " ended its answer to RecvTensor of " + key + " before the tensor's last bytes"));
+            }
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Pulls several tensors in one RecvTensors call ({@link TensorWire}): each result completes when
+   * its key's last chunk is read, in whatever order the peer's step sends them. Completing any result
+   * otherwise (the step aborted here) cancels the call and so the others (the step is over); the
+   * call failing fails every result not yet complete.
+   */
+  @Override
+  public List<CompletableFuture<Tensor>> recvTensors(long stepId, List<String> keys) {
+    if (keys.size() == 1) {
+      return List.of(recvTensor(stepId, keys.get(0)));
+    }
+    RecvTensorsRequest req = RecvTensorsRequest.newBuilder().setStepId(stepId).addAllRendezvousKey(keys).build();
+    List<CompletableFuture<Tensor>> out = new ArrayList<>(keys.size());
+    for (int i = 0; i < keys.size(); i++) {
+      out.add(new CompletableFuture<>());
+    }
+    TensorSizeLimit limit = receiveLimit.get();
+    CallOptions options = stub.getCallOptions().withMaxInboundMessageSize(maxRecvMessageBytes(limit));
+    ClientCalls.asyncServerStreamingCall(stub.getChannel().newCall(TensorWire.recvTensors(limit, keys.size()), options),
+        req, new ClientResponseObserver<RecvTensorsRequest, KeyedChunk>() {
+          private ClientCallStreamObserver<RecvTensorsRequest> call;
+
+          @Override
+          public void beforeStart(ClientCallStreamObserver<RecvTensorsRequest> c) {
+            call = c;
+            c.disableAutoRequestWithInitial(1);
+            for (int i = 0; i < out.size(); i++) {
+              String key = keys.get(i);
+              out.get(i).whenComplete((t, e) -> {
+                if (e != null) {
+                  c.cancel("the pull of " + key + " in step " + stepId + " was cancelled here", e);
+                }
+              });
+            }
+          }
+
+          @Override
+          public void onNext(KeyedChunk c) {
+            if (c.chunk().isLast()) {
+              out.get(c.key()).complete(c.chunk().tensor());
+            }
+            call.request(1);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            StatusException why = StatusMapping.fromGrpc(t, task + " at " + address);
+            out.forEach(f -> f.completeExceptionally(why));
+          }
+
+          @Override
+          public void onCompleted() {
+            for (int i = 0; i < out.size(); i++) {
+              if (!out.get(i).isDone()) {
+                out.get(i).completeExceptionally(new StatusException(Code.INTERNAL, task + " at " + address
+                    + " ended its answer to RecvTensors before the tensor of " + keys.get(i)));
+              }
             }
           }
         });

@@ -13,6 +13,7 @@ import dev.psflow.proto.GetStatusRequest;
 import dev.psflow.proto.GetStatusResponse;
 import dev.psflow.proto.QueueStatus;
 import dev.psflow.proto.RecvTensorRequest;
+import dev.psflow.proto.RecvTensorsRequest;
 import dev.psflow.proto.RegisterGraphRequest;
 import dev.psflow.proto.RegisterGraphResponse;
 import dev.psflow.proto.ReplicaStatus;
@@ -122,7 +123,7 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
       return;
     }
     pulled.whenComplete((t, e) -> pendingRecvs.release(peer));
-    ChunkedSend send = new ChunkedSend(out);
+    ChunkedSend<TensorChunk> send = ChunkedSend.of(out);
     out.setOnReadyHandler(send::pump);
     out.setOnCancelHandler(() -> {
       pulled.cancel(false);
@@ -139,6 +140,67 @@ final class GrpcWorkerService extends WorkerServiceGrpc.WorkerServiceImplBase {
         send.whenDone(registered);
       }
     });
+  }
+
+  /**
+   * RecvTensors as served: each key a pull of its own from the step's table, answered as soon as
+   * its tensor is there ({@link ChunkedSend#keyed}); every key counts against the caller's
+   * pending RecvTensor calls. One pull failing fails the call (the caller's step is over); the
+   * caller cancelling, or the step being aborted here, forgets the pulls still waiting.
+   */
+  void recvTensorsChunked(RecvTensorsRequest req, StreamObserver<KeyedChunk> observer) {
+    ServerCallStreamObserver<KeyedChunk> out = (ServerCallStreamObserver<KeyedChunk>) observer;
+    String peer = Peers.current();
+    int n = req.getRendezvousKeyCount();
+    if (n == 0) {
+      out.onError(StatusMapping.toGrpc(new StatusException(Code.INVALID_ARGUMENT, "a RecvTensors call names no key")));
+      return;
+    }
+    for (int i = 0; i < n; i++) {
+      if (!pendingRecvs.tryAcquire(peer)) {
+        for (int j = 0; j < i; j++) {
+          pendingRecvs.release(peer);
+        }
+        out.onError(StatusMapping.toGrpc(new StatusException(Code.RESOURCE_EXHAUSTED, peer + " would have more than "
+            + pendingRecvs.max() + " pulls waiting on " + worker.task() + " with this RecvTensors call of " + n
+            + " keys (max_pending_recvs_per_peer); each waits until its step sends the tensor, ends or is abandoned")));
+        return;
+      }
+    }
+    List<CompletableFuture<Tensor>> pulled = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      CompletableFuture<Tensor> p;
+      try {
+        p = worker.recvTensor(req.getStepId(), req.getRendezvousKey(i));
+      } catch (RuntimeException e) {
+        p = CompletableFuture.failedFuture(e);
+      }
+      p.whenComplete((t, e) -> pendingRecvs.release(peer));
+      pulled.add(p);
+    }
+    ChunkedSend<KeyedChunk> send = ChunkedSend.keyed(out, n);
+    Runnable forget = () -> pulled.forEach(p -> p.cancel(false));
+    out.setOnReadyHandler(send::pump);
+    out.setOnCancelHandler(() -> {
+      forget.run();
+      send.cancel();
+    });
+    Runnable registered = worker.whileSending(req.getStepId(), why -> {
+      send.fail(why);
+      forget.run();
+    });
+    send.whenDone(registered);
+    for (int i = 0; i < n; i++) {
+      int key = i;
+      pulled.get(i).whenComplete((t, e) -> {
+        if (e != null) {
+          send.fail(e);
+          forget.run();
+        } else {
+          send.start(key, t);
+        }
+      });
+    }
   }
 
   @Override

@@ -44,10 +44,12 @@ final class TensorMarshaller implements MethodDescriptor.Marshaller<TensorChunk>
   // RecvTensorResponse's fields and TensorProto's, as numbered in the .proto files
   static final int RESPONSE_TENSOR = 1;
   static final int RESPONSE_CONTENT_CHUNK = 2;
+  static final int RESPONSE_KEY_INDEX = 3;
   static final int DTYPE = 1;
   static final int TENSOR_SHAPE = 2;
   static final int TENSOR_CONTENT = 4;
   static final int LENGTH_DELIMITED = 2;
+  static final int VARINT = 0;
 
   private final TensorReader reader;
 

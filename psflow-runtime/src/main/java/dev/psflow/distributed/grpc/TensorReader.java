@@ -5,9 +5,11 @@ import static dev.psflow.distributed.grpc.TensorMarshaller.BUFFERS;
 import static dev.psflow.distributed.grpc.TensorMarshaller.DTYPE;
 import static dev.psflow.distributed.grpc.TensorMarshaller.LENGTH_DELIMITED;
 import static dev.psflow.distributed.grpc.TensorMarshaller.RESPONSE_CONTENT_CHUNK;
+import static dev.psflow.distributed.grpc.TensorMarshaller.RESPONSE_KEY_INDEX;
 import static dev.psflow.distributed.grpc.TensorMarshaller.RESPONSE_TENSOR;
 import static dev.psflow.distributed.grpc.TensorMarshaller.TENSOR_CONTENT;
 import static dev.psflow.distributed.grpc.TensorMarshaller.TENSOR_SHAPE;
+import static dev.psflow.distributed.grpc.TensorMarshaller.VARINT;
 import static dev.psflow.distributed.grpc.TensorMarshaller.isPlain;
 
 import com.google.protobuf.CodedOutputStream;
@@ -25,9 +27,10 @@ import java.io.InputStream;
 import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.BitSet;
 
 /**
- * Reads one RecvTensor answer, message by message: numeric tensor_content and content_chunk bytes
+ * Reads one RecvTensor answer (or RecvTensors answer, {@link #readKeyed}), message by message: numeric tensor_content and content_chunk bytes
  * go straight into the tensor's array, every other field is merged into a TensorProto for
  * protobuf's own decoding. The array is allocated once, at the size the first message's shape
  * announces, after checking it against the receiver's {@code max_tensor_bytes}; a peer cannot make
@@ -40,6 +43,9 @@ final class TensorReader {
   private Tensor filling;
   private int filled;
   private boolean whole;
+  /** RecvTensors: the key of the tensor being filled, and the keys whose tensors are whole. */
+  private int fillingKey = -1;
+  private final BitSet answered = new BitSet();
   // the message being read
   private InputStream in;
   private long read;
@@ -55,12 +61,47 @@ final class TensorReader {
     if (whole) {
       throw new IllegalArgumentException("a message after the tensor's last bytes");
     }
+    begin(message);
+    TensorChunk c = next();
+    whole = c.isLast();
+    return c;
+  }
+
+  /**
+   * The next message of a RecvTensors answer to {@code keys} keys: its key_index, then a chunk as
+   * {@link #read} reads it. Tensors follow one another, each key's once, the chunks of one together.
+   */
+  KeyedChunk readKeyed(InputStream message, int keys) throws IOException {
+    begin(message);
+    long tag = varint();
+    if (tag != ((RESPONSE_KEY_INDEX << 3) | VARINT)) {
+      throw new IllegalArgumentException("a RecvTensors message starts with tag " + tag + ", not key_index");
+    }
+    long key = varint();
+    if (key < 0 || key >= keys) {
+      throw new IllegalArgumentException("key_index " + key + " of a RecvTensors call for " + keys + " keys");
+    }
+    if (filling != null ? key != fillingKey : answered.get((int) key)) {
+      throw new IllegalArgumentException(filling != null
+          ? "a chunk for key " + key + " while key " + fillingKey + "'s tensor is incomplete"
+          : "a second tensor for key " + key);
+    }
+    TensorChunk c = next();
+    fillingKey = (int) key;
+    if (c.isLast()) {
+      answered.set((int) key);
+    }
+    return new KeyedChunk((int) key, c);
+  }
+
+  private void begin(InputStream message) {
     in = message;
     read = 0;
     end = -1;
-    TensorChunk c = filling == null ? first() : later();
-    whole = c.isLast();
-    return c;
+  }
+
+  private TensorChunk next() throws IOException {
+    return filling == null ? first() : later();
   }
 
   private TensorChunk first() throws IOException {

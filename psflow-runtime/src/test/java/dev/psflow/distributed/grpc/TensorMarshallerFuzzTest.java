@@ -3,9 +3,9 @@ package dev.psflow.distributed.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.psflow.exec.TensorSizeLimit;
 import dev.psflow.tensor.Tensor;
 import io.grpc.KnownLength;
-import dev.psflow.exec.TensorSizeLimit;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.ByteArrayInputStream;
@@ -54,5 +54,30 @@ class TensorMarshallerFuzzTest {
       s.transferTo(out);
     }
     assertThat(TensorMarshaller.receiving(LIMIT).parse(new MessageStream(out.toByteArray())).tensor()).isEqualTo(t);
+  }
+
+  /**
+   * The same for a RecvTensors answer's message ({@link KeyedTensorMarshaller#parse}, a call for
+   * three keys): a key_index, then what {@link #parse} reads. Corpus: {@code .../parseKeyed/}.
+   */
+  @FuzzTest(maxDuration = "5m")
+  void parseKeyed(byte[] bytes) throws IOException {
+    KeyedChunk c;
+    try {
+      c = KeyedTensorMarshaller.receiving(LIMIT, 3).parse(new MessageStream(bytes));
+    } catch (StatusRuntimeException e) {
+      assertThat(e.getStatus().getCode()).as(e.getMessage()).isIn(Status.Code.INVALID_ARGUMENT, Status.Code.RESOURCE_EXHAUSTED);
+      return;
+    }
+    assertThat(c.key()).isBetween(0, 2);
+    if (!c.chunk().isLast()) {
+      return;
+    }
+    Tensor t = c.chunk().tensor();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ((io.grpc.Drainable) TensorWire.RECV_TENSORS.streamResponse(new KeyedChunk(c.key(), TensorChunk.of(t, 0)))).drainTo(out);
+    KeyedChunk again = KeyedTensorMarshaller.receiving(LIMIT, 3).parse(new MessageStream(out.toByteArray()));
+    assertThat(again.key()).isEqualTo(c.key());
+    assertThat(again.chunk().tensor()).isEqualTo(t);
   }
 }
