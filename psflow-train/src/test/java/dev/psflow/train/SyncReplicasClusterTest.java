@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.within;
 import dev.psflow.cluster.ClusterSpec;
 import dev.psflow.cluster.FreePorts;
 import dev.psflow.distributed.Server;
+import dev.psflow.exec.Code;
 import dev.psflow.exec.Session;
 import dev.psflow.exec.SessionOptions;
+import dev.psflow.exec.StatusException;
 import dev.psflow.graph.Graph;
 import dev.psflow.graph.Operation;
 import dev.psflow.graph.Output;
@@ -36,7 +38,7 @@ class SyncReplicasClusterTest {
 
   /** One worker's graph: minimize ½·Σ(w − x)², so that every gradient points to x. */
   private record Replica(Graph graph, Variable w, Variable step, Output x, Operation train, Operation init,
-      SyncReplicasOptimizer opt) {
+      SyncReplicasOptimizer opt, Operation closeTokens) {
     static Replica build(ClusterSpec cluster, int task, int replicasToAggregate, int workers) {
       Graph g = new Graph();
       Ops tf = Ops.create(g).withDeviceFunction(ReplicaDeviceSetter.forCluster(cluster, "/job:worker/task:" + task));
@@ -47,7 +49,8 @@ class SyncReplicasClusterTest {
       SyncReplicasOptimizer opt =
           new SyncReplicasOptimizer(new GradientDescentOptimizer(LR), replicasToAggregate, workers);
       Operation train = opt.minimize(loss, step);
-      return new Replica(g, w, step, x, train, tf.globalVariablesInitializer(), opt);
+      Operation closeTokens = tf.withName("close_sync_token_q").queueClose(g.operation("sync_token_q").output(0), false);
+      return new Replica(g, w, step, x, train, tf.globalVariablesInitializer(), opt, closeTokens);
     }
 
     long run(Session s) {
@@ -85,6 +88,26 @@ class SyncReplicasClusterTest {
     return qr;
   }
 
+  /**
+   * Ends training as TensorFlow's chief does when its queue runner stops: the token queue is closed,
+   * so a worker still waiting for a token (its partner has left, and no more steps will be
+   * aggregated) is released with OUT_OF_RANGE. Whichever worker is done first calls it, with its
+   * own session; the chief's runner exists by then (no step completes without it).
+   */
+  private static void endTraining(QueueRunner[] chief, Replica r, Session s) {
+    synchronized (chief) {
+      if (chief[0] != null) {
+        chief[0].stop();
+      }
+    }
+    s.runner().addTarget(r.closeTokens()).run();
+  }
+
+  /** A worker's step failed because training ended: the token queue was closed, or its run cancelled. */
+  private static boolean endedByClose(RuntimeException e) {
+    return e instanceof StatusException s && (s.code() == Code.OUT_OF_RANGE || s.code() == Code.CANCELLED);
+  }
+
   @Test
   void twoWorkersTrainTogetherWithEveryStepAveragingBothGradients() throws Exception {
     ClusterSpec cluster = start(2);
@@ -99,11 +122,20 @@ class SyncReplicasClusterTest {
         Replica r = replicas.get(t);
         try (Session s = prepare(r, t)) {
           if (t == 0) {
-            chief[0] = startChief(r, s);
+            synchronized (chief) {
+              chief[0] = startChief(r, s);
+            }
           }
-          while (r.run(s) < steps) {
-            // train
+          try {
+            while (r.run(s) < steps) {
+              // train
+            }
+          } catch (RuntimeException e) {
+            if (!endedByClose(e)) {
+              throw e;
+            }
           }
+          endTraining(chief, r, s);
         }
       }));
     }
@@ -148,24 +180,33 @@ class SyncReplicasClusterTest {
         Replica r = replicas.get(t);
         try (Session s = prepare(r, t)) {
           if (t == 0) {
-            chief[0] = startChief(r, s);
+            synchronized (chief) {
+              chief[0] = startChief(r, s);
+            }
           }
           long gs = 0;
           int local = 0;
-          while (gs < steps || stoppedAt.get() < 0 || gs < stoppedAt.get() + 4) {
-            gs = r.run(s);
-            if (t == 2 && ++local == 2) {
-              stoppedAt.set(gs); // worker 2 leaves after two steps
-              return;
+          try {
+            while (gs < steps || stoppedAt.get() < 0 || gs < stoppedAt.get() + 4) {
+              gs = r.run(s);
+              if (t == 2 && ++local == 2) {
+                stoppedAt.set(gs); // worker 2 leaves after two steps (at global step 0 if both went into the first)
+                return;
+              }
+            }
+          } catch (RuntimeException e) {
+            if (!endedByClose(e)) {
+              throw e;
             }
           }
+          endTraining(chief, r, s);
         }
       }));
     }
     CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
     chief[0].stop();
     assertThat(chief[0].exceptions()).isEmpty();
-    assertThat(stoppedAt.get()).isPositive();
+    assertThat(stoppedAt.get()).isNotNegative();
     Replica r = replicas.get(0);
     try (Session s = Session.open(r.graph(), servers.get(1).target())) {
       assertThat(s.runner().fetch(r.step()).run().get(0).scalarLong())
