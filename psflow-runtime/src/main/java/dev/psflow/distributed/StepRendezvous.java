@@ -22,14 +22,11 @@ import java.util.function.Function;
 /**
  * The rendezvous of one step on one task. Sends always land in the local table; a Recv whose
  * sender is on this task waits there, and one whose sender is elsewhere pulls the tensor from that
- * task (TensorFlow's pull model). With {@code -Dpsflow.batch_pulls=true}, such pulls are held
- * until the executor {@link #flush flushes}, so that those of one executor pass that wait on the
- * same task go as one call ({@link WorkerClient#recvTensors}): a worker's pulls of the parameters,
- * a ps's of the gradients. Peers' pulls are served from the local table. Thread-safe.
- *
- * <p>Batching is off by default: it cut an async MNIST job's CPU by about 5%, but one run in about
- * twenty of a two-worker synchronous-replicas test hung with it on, and the cause is not found yet
- * (docs/benchmarks.md).
+ * task (TensorFlow's pull model). Such pulls are held until the executor {@link #flush flushes},
+ * so that those of one executor pass that wait on the same task go as one call ({@link
+ * WorkerClient#recvTensors}): a worker's pulls of the parameters, a ps's of the gradients.
+ * {@code -Dpsflow.batch_pulls=false} sends each pull as its own RecvTensor call instead. Peers'
+ * pulls are served from the local table. Thread-safe.
  */
 final class StepRendezvous implements Rendezvous {
   private final long stepId;
@@ -54,7 +51,7 @@ final class StepRendezvous implements Rendezvous {
   private record HeldPull(String sender, String key, RecvCallback callback, long start) {}
 
   /** Whether pulls wait for {@link #flush} to go together; read per pull, so tests can switch it. */
-  static volatile boolean batchPulls = Boolean.getBoolean("psflow.batch_pulls");
+  static volatile boolean batchPulls = Boolean.parseBoolean(System.getProperty("psflow.batch_pulls", "true"));
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;

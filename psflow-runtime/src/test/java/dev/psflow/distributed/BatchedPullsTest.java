@@ -17,14 +17,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * With {@code psflow.batch_pulls}, a step's pulls from one task go in one RecvTensors call (the
+ * With batched pulls (the default), a step's pulls from one task go in one RecvTensors call (the
  * worker's of two variables, the ps's of their two gradients), and training gives exactly what it
  * gives with one RecvTensor call a tensor.
  */
 class BatchedPullsTest {
   @AfterEach
   void restoreDefault() {
-    StepRendezvous.batchPulls = Boolean.getBoolean("psflow.batch_pulls");
+    StepRendezvous.batchPulls = Boolean.parseBoolean(System.getProperty("psflow.batch_pulls", "true"));
   }
 
   @Test
