@@ -30,12 +30,13 @@ import java.nio.ByteOrder;
 import java.util.BitSet;
 
 /**
- * Reads one RecvTensor answer (or RecvTensors answer, {@link #readKeyed}), message by message: numeric tensor_content and content_chunk bytes
- * go straight into the tensor's array, every other field is merged into a TensorProto for
- * protobuf's own decoding. The array is allocated once, at the size the first message's shape
- * announces, after checking it against the receiver's {@code max_tensor_bytes}; a peer cannot make
- * it allocate more than that, nor write past it (each chunk must fit in what is left). Holds the
- * state of one call: not thread-safe, and gRPC hands it one message at a time.
+ * Reads one RecvTensor answer (or a RecvTensors answer, {@link #readKeyed}), message by message:
+ * numeric tensor_content and content_chunk bytes go straight into the tensor's array, every other
+ * field is merged into a TensorProto for protobuf's own decoding. The array is allocated once, at
+ * the size the first message's shape announces, after checking it against the receiver's {@code
+ * max_tensor_bytes}; a peer cannot make it allocate more than that, nor write past it (each chunk
+ * must fit in what is left). Holds the state of one call: not thread-safe, and gRPC hands it one
+ * message at a time.
  */
 final class TensorReader {
   private final TensorSizeLimit limit;
