@@ -71,9 +71,9 @@ final class StepRendezvous implements Rendezvous {
       local.recvAsync(key, callback);
       return;
     }
+    HeldPull pull = new HeldPull(sender, key, callback, tracer != null ? System.nanoTime() : 0);
     if (!batchPulls) {
-      await(new HeldPull(sender, key, callback, tracer != null ? System.nanoTime() : 0),
-          peers.apply(sender).recvTensor(stepId, key));
+      await(pull, peers.apply(sender).recvTensor(stepId, key));
       return;
     }
     StatusException why = aborted;
@@ -82,7 +82,7 @@ final class StepRendezvous implements Rendezvous {
       return;
     }
     synchronized (held) {
-      held.add(new HeldPull(sender, key, callback, tracer != null ? System.nanoTime() : 0));
+      held.add(pull);
     }
   }
 

@@ -28,14 +28,16 @@ final class ChunkedSend<M> {
   private final ServerCallStreamObserver<M> out;
   private final BiFunction<Integer, TensorChunk, M> message;
   private final int tensors;
-  /** Tensors started and not yet begun, as key, tensor pairs. */
-  private final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
+  /** Tensors started and not yet begun. */
+  private final ArrayDeque<Started> waiting = new ArrayDeque<>();
   private int key;
   private Tensor tensor;
   private int next;
   private int sent;
   private boolean done;
   private Runnable onDone;
+
+  private record Started(int key, Tensor tensor) {}
 
   private ChunkedSend(ServerCallStreamObserver<M> out, BiFunction<Integer, TensorChunk, M> message, int tensors) {
     this.out = out;
@@ -63,7 +65,7 @@ final class ChunkedSend<M> {
     if (done) {
       return;
     }
-    waiting.add(new Object[] {k, t});
+    waiting.add(new Started(k, t));
     if (tensor == null) {
       pump();
     }
@@ -74,12 +76,12 @@ final class ChunkedSend<M> {
     try {
       while (!done) {
         if (tensor == null) {
-          Object[] w = waiting.poll();
+          Started w = waiting.poll();
           if (w == null) {
             return;
           }
-          key = (Integer) w[0];
-          tensor = (Tensor) w[1];
+          key = w.key();
+          tensor = w.tensor();
           next = 0;
         }
         if (next != 0 && !out.isReady()) {

@@ -163,7 +163,8 @@ class ChunkedRecvTensorTest {
     ps.runGraph(handle, step, List.of(), false).join();
   }
 
-  private static void awaitLiveSteps(Worker w, int n) throws InterruptedException {
+  /** Waits up to 20 s for {@code w} to hold {@code n} live steps (RecvTensorsTest uses it too). */
+  static void awaitLiveSteps(Worker w, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (w.liveSteps() != n && System.nanoTime() < deadline) {
       Thread.sleep(10);

@@ -1,5 +1,6 @@
 package dev.psflow.distributed.grpc;
 
+import static dev.psflow.distributed.grpc.ChunkedRecvTensorTest.awaitLiveSteps;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -112,13 +113,5 @@ class RecvTensorsTest {
     String handle = ps.registerGraph(RegisterGraphRequest.newBuilder().setSessionHandle("s")
         .setGraphDef(GraphDefs.toProto(g)).build());
     ps.runGraph(handle, step, List.of(), false).join();
-  }
-
-  private static void awaitLiveSteps(Worker w, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (w.liveSteps() != n && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(w.liveSteps()).isEqualTo(n);
   }
 }
