@@ -20,6 +20,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class KernelWarmup {
   private static final AtomicBoolean STARTED = new AtomicBoolean();
+  /**
+   * Rounds of each kernel. Ten times what a quiet machine needs (200 and 400 there): a cluster's
+   * tasks start together on the same cores, C2's queue is long, and the micro-kernels reach it
+   * late; with 200 rounds the 10-wide one (a logit layer on AVX2) was still slow C1 code when the
+   * warm-up ended and was compiled, three times over, during training's first seconds. Once
+   * compiled a round costs tens of microseconds, so the extra rounds cost little CPU: the thread
+   * took 0.80 s of CPU for 2000 GEMM rounds against 0.63 s for 200, alone on a quiet machine.
+   */
+  private static final int GEMM_ROUNDS = 2000;
+  private static final int ADAM_ROUNDS = 4000;
+  private static final int BATCHES = 10;
 
   private KernelWarmup() {}
 
@@ -45,12 +56,28 @@ public final class KernelWarmup {
   }
 
   private static void run(boolean gemm, boolean adam) {
+    for (int batch = 0; batch < BATCHES; batch++) {
+      // Each batch on a thread of its own, as the executor's threads will call the kernels: a
+      // thread's first product grows its packing buffers, and a warm-up that never showed C2
+      // that branch had the driver compiled without it and thrown away at the first real step.
+      Thread t = new Thread(() -> batch(gemm, adam), "psflow-kernel-warmup-" + batch);
+      t.setDaemon(true);
+      t.start();
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private static void batch(boolean gemm, boolean adam) {
     try {
       if (gemm) {
-        gemm(200);
+        gemm(GEMM_ROUNDS / BATCHES);
       }
       if (adam) {
-        adam(400);
+        adam(ADAM_ROUNDS / BATCHES);
       }
     } catch (RuntimeException e) {
       // Warming up is an optimization only; a failure here must never disturb the program.
@@ -58,20 +85,14 @@ public final class KernelWarmup {
   }
 
   /**
-   * The kinds of shape a model's products have, in all three layouts: whole tiles with one K
-   * block; edge tiles (rows and columns past the last whole tile) with two K blocks, whose second
-   * block adds to C; and a narrow layer's products (n = 10, and k = 10 for C·Bᵀ), sized above
-   * Gemm's scalar threshold of 4096 multiply-adds so that they reach the narrow micro-kernels.
-   * Every shape runs every round, so each branch is in the profile C2 compiles from: a path the
-   * warm-up never took is compiled without it, and the first real step that takes it throws the
-   * compiled kernel away to compile it again (seen on every worker: the K-block branch of the
-   * widest micro-kernel, deoptimized at the first step).
+   * Every shape of {@link Gemm#warmUpShapes()} in every round, so that each branch of the kernels
+   * is in the profile C2 compiles from.
    */
   private static void gemm(int rounds) {
-    int[][] shapes = {{16, 96, 96}, {12, 272, 52}, {13, 44, 10}}; // m, k, n
+    int[][] shapes = Gemm.warmUpShapes();
     int most = 0;
     for (int[] s : shapes) {
-      most = Math.max(most, Math.max(s[0] * s[1], s[1] * s[2]));
+      most = Math.max(most, Math.max(s[0] * s[1], Math.max(s[1] * s[2], s[0] * s[2])));
     }
     float[] a = new float[most];
     float[] b = new float[most];

@@ -39,6 +39,33 @@ public final class Gemm {
 
   private Gemm() {}
 
+  /**
+   * Shapes {m, k, n} whose products, each taken as C = A·B, Aᵀ·C and C·Bᵀ, run every path of
+   * this machine's float kernels: whole tiles and panels; a last strip of 4 rows and of fewer;
+   * two K blocks, the second adding to C; and every kind of last panel (half, one, two vectors
+   * wide, and a full-width panel wider than its block), both as n and, for C·Bᵀ, as k. A
+   * warm-up that runs them all in every round gives the JIT a profile with every branch in it;
+   * a path it never took would be compiled as a trap, and the first real product to take it
+   * would throw the compiled driver away (seen: the half-width panel of a transposed B, which
+   * the 100-unit layer's gradient takes on AVX2, deoptimized the driver at the first step).
+   */
+  public static int[][] warmUpShapes() {
+    if (!VectorSupport.AVAILABLE) {
+      return new int[][] {{16, 96, 96}}; // GemmPlain has one path
+    }
+    int vl = GemmMicroKernel.VL;
+    int nr = GemmMicroKernel.NR;
+    int half = GemmMicroKernel.HL;
+    int twoBlocks = (GemmMicroKernel.ROW / nr + 1) * nr + half; // > 256, and leaves a half panel
+    return new int[][] {
+        {16, 2 * nr, 2 * nr},
+        {12, twoBlocks, nr + half},
+        {13, nr + 2 * vl, vl + 2},
+        {17, nr + vl, vl},
+        {16, 2 * vl + 3, 2 * vl + 3},
+    };
+  }
+
   /** Single-precision {@code C (+)= op(A) * op(B)}; see the class comment for the layout. */
   public static void sgemm(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
