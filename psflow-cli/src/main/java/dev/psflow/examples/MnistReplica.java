@@ -132,7 +132,8 @@ public final class MnistReplica {
   public static void run(Flags f, ServerOptions serverOptions, Duration stallReport, TracedSteps trace,
       ProgressListener progress, PrintStream out) throws InterruptedException {
     // A ps task only serves its variables (server.join() below), so it leaves the data alone: reading
-    // it is a quarter second of a core and 50 MB, and the chief waits for the ps before anything.
+    // it cost a quarter second of a core and ~100 MB of the ps's peak memory, and the chief waits
+    // for the ps before anything.
     // (TensorFlow's script reads it in every task; nothing a ps prints or does depends on it.)
     boolean servesOnly = "ps".equals(f.jobName()) && !f.existingServers() && !f.downloadOnly();
     MnistDatasets mnist = servesOnly ? null

@@ -25,8 +25,9 @@ public final class KernelWarmup {
    * tasks start together on the same cores, C2's queue is long, and the micro-kernels reach it
    * late; with 200 rounds the 10-wide one (a logit layer on AVX2) was still slow C1 code when the
    * warm-up ended and was compiled, three times over, during training's first seconds. Once
-   * compiled a round costs tens of microseconds, so the extra rounds cost little CPU: the thread
-   * took 0.80 s of CPU for 2000 GEMM rounds against 0.63 s for 200, alone on a quiet machine.
+   * compiled a round costs tens of microseconds, so the extra rounds cost little: alone on a quiet
+   * machine, a process running the GEMM warm-up used 0.3-0.5 s more CPU than with 200 rounds of
+   * the old three shapes (compiles of the narrower kernels included).
    */
   private static final int GEMM_ROUNDS = 2000;
   private static final int ADAM_ROUNDS = 4000;
@@ -66,6 +67,7 @@ public final class KernelWarmup {
       try {
         t.join();
       } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
         return;
       }
     }
