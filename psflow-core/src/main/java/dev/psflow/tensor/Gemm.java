@@ -42,12 +42,13 @@ public final class Gemm {
   /**
    * Shapes {m, k, n} whose products, each taken as C = A·B, Aᵀ·C and C·Bᵀ, run every path of
    * this machine's float kernels: whole tiles and panels; a last strip of 4 rows and of fewer;
-   * two K blocks, the second adding to C; and every kind of last panel (half, one, two vectors
-   * wide, and a full-width panel wider than its block), both as n and, for C·Bᵀ, as k. A
+   * two K blocks, the second adding to C; and every kind of last panel (one vector wide, filled
+   * or with half its columns, two vectors wide, and a full-width panel wider than its block),
+   * both as n and, for C·Bᵀ, as k. A
    * warm-up that runs them all in every round gives the JIT a profile with every branch in it;
    * a path it never took would be compiled as a trap, and the first real product to take it
-   * would throw the compiled driver away (seen: the half-width panel of a transposed B, which
-   * the 100-unit layer's gradient takes on AVX2, deoptimized the driver at the first step).
+   * would throw the compiled driver away (seen: a transposed B's last panel of 4 columns, which
+   * the 100-unit layer's gradient has on AVX2, deoptimized the driver at the first step).
    */
   public static int[][] warmUpShapes() {
     if (!VectorSupport.AVAILABLE) {
@@ -55,7 +56,7 @@ public final class Gemm {
     }
     int vl = GemmMicroKernel.VL;
     int nr = GemmMicroKernel.NR;
-    int half = GemmMicroKernel.HL;
+    int half = vl / 2;
     int twoBlocks = (GemmMicroKernel.ROW / nr + 1) * nr + half; // > 256, and leaves a half panel
     return new int[][] {
         {16, 2 * nr, 2 * nr},

@@ -69,10 +69,8 @@ final class GemmFloat {
         GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else if (w == 2 * VL) {
         GemmMicroKernel.medium(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
-      } else if (w == VL) {
-        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else {
-        GemmMicroKernel.half(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+        GemmMicroKernel.narrow(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       }
       if (!direct) {
         GemmPacking.mergeCTile(tile, shift, c, cBase + jr, ldc, mr, nr, add);

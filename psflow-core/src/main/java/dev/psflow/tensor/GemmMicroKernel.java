@@ -1,7 +1,6 @@
 package dev.psflow.tensor;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -9,9 +8,9 @@ import jdk.incubator.vector.VectorSpecies;
  * packed panel of B, summed over one K block. Package-private; stateless, so thread-safe.
  *
  * <p>One kernel per panel width, so that the last panel of a row of C computes little padding:
- * {@link #wide} (NR = 3 vectors) for all full panels, then {@link #medium} (2 vectors),
- * {@link #narrow} (1) or {@link #half} (half a vector) for what is left; {@link #wide4} takes
- * a last strip of at most 4 rows. For m = n = 100 that turns 104 x 112 computed into 100 x 104.
+ * {@link #wide} (NR = 3 vectors) for all full panels, then {@link #medium} (2 vectors) or
+ * {@link #narrow} (1) for what is left (no narrower: see GemmPacking.panelWidth); {@link #wide4}
+ * takes a last strip of at most 4 rows.
  *
  * <p>Both operands come packed by {@link GemmPacking}. A B panel holds, for each kk, its NR (or
  * VL) column values contiguously. An A strip comes in one of two layouts, whichever its source
@@ -36,11 +35,6 @@ final class GemmMicroKernel {
   static final int VL = S.length();
   /** Rows of C per tile. */
   static final int MR = 8;
-  /** Half-width vectors, for the narrowest last panels. */
-  static final VectorSpecies<Float> H = VectorSpecies.of(float.class,
-      VectorShape.forBitSize(Math.max(64, S.vectorBitSize() / 2)));
-  /** Floats per half-width vector: 8 on AVX-512, 4 on AVX2. */
-  static final int HL = H.length();
   /** Columns of a full panel of packed B: three vectors. */
   static final int NR = 3 * VL;
   /**
@@ -321,67 +315,6 @@ final class GemmMicroKernel {
     c70.intoArray(c, o7);
     c71.intoArray(c, o7 + VL);
   }
-
-  /**
-   * C[8 x VL/2] (+)= A[8 x kc] * Bpanel[kc x VL/2], for a last panel of at most VL/2 columns
-   * (the 4 left of 100 = 2 x 48 + 4): on cores that split wide vectors into halves (Zen 4 runs a
-   * 512-bit FMA as two 256-bit ones) half-width FMAs cost half, and the 4 useful columns are
-   * most of what is computed.
-   */
-  static void half(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
-      float[] c, int cBase, int ldc, boolean add) {
-    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
-    int o4 = o3 + ldc, o5 = o4 + ldc, o6 = o5 + ldc, o7 = o6 + ldc;
-    FloatVector c0, c1, c2, c3;
-    FloatVector c4, c5, c6, c7;
-    if (add) {
-      c0 = FloatVector.fromArray(H, c, o0);
-      c1 = FloatVector.fromArray(H, c, o1);
-      c2 = FloatVector.fromArray(H, c, o2);
-      c3 = FloatVector.fromArray(H, c, o3);
-      c4 = FloatVector.fromArray(H, c, o4);
-      c5 = FloatVector.fromArray(H, c, o5);
-      c6 = FloatVector.fromArray(H, c, o6);
-      c7 = FloatVector.fromArray(H, c, o7);
-    } else {
-      c0 = FloatVector.zero(H);
-      c1 = c0; c2 = c0; c3 = c0; c4 = c0; c5 = c0; c6 = c0; c7 = c0;
-    }
-    if (aRows) {
-      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += HL) {
-        FloatVector b0 = FloatVector.fromArray(H, bp, ib);
-        c0 = FloatVector.broadcast(H, ap[ia]).fma(b0, c0);
-        c1 = FloatVector.broadcast(H, ap[ia + ROW]).fma(b0, c1);
-        c2 = FloatVector.broadcast(H, ap[ia + 2 * ROW]).fma(b0, c2);
-        c3 = FloatVector.broadcast(H, ap[ia + 3 * ROW]).fma(b0, c3);
-        c4 = FloatVector.broadcast(H, ap[ia + 4 * ROW]).fma(b0, c4);
-        c5 = FloatVector.broadcast(H, ap[ia + 5 * ROW]).fma(b0, c5);
-        c6 = FloatVector.broadcast(H, ap[ia + 6 * ROW]).fma(b0, c6);
-        c7 = FloatVector.broadcast(H, ap[ia + 7 * ROW]).fma(b0, c7);
-      }
-    } else {
-      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += HL) {
-        FloatVector b0 = FloatVector.fromArray(H, bp, ib);
-        c0 = FloatVector.broadcast(H, ap[ia]).fma(b0, c0);
-        c1 = FloatVector.broadcast(H, ap[ia + 1]).fma(b0, c1);
-        c2 = FloatVector.broadcast(H, ap[ia + 2]).fma(b0, c2);
-        c3 = FloatVector.broadcast(H, ap[ia + 3]).fma(b0, c3);
-        c4 = FloatVector.broadcast(H, ap[ia + 4]).fma(b0, c4);
-        c5 = FloatVector.broadcast(H, ap[ia + 5]).fma(b0, c5);
-        c6 = FloatVector.broadcast(H, ap[ia + 6]).fma(b0, c6);
-        c7 = FloatVector.broadcast(H, ap[ia + 7]).fma(b0, c7);
-      }
-    }
-    c0.intoArray(c, o0);
-    c1.intoArray(c, o1);
-    c2.intoArray(c, o2);
-    c3.intoArray(c, o3);
-    c4.intoArray(c, o4);
-    c5.intoArray(c, o5);
-    c6.intoArray(c, o6);
-    c7.intoArray(c, o7);
-  }
-
 
   /**
    * C[4 x NR] (+)= A[4 x kc] * Bpanel[kc x NR]: {@link #wide} for a last strip of at most 4 rows

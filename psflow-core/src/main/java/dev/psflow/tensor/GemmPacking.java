@@ -2,7 +2,6 @@ package dev.psflow.tensor;
 
 import static dev.psflow.tensor.GemmMicroKernel.MR;
 import static dev.psflow.tensor.GemmMicroKernel.NR;
-import static dev.psflow.tensor.GemmMicroKernel.HL;
 import static dev.psflow.tensor.GemmMicroKernel.ROW;
 import static dev.psflow.tensor.GemmMicroKernel.S;
 import static dev.psflow.tensor.GemmMicroKernel.VL;
@@ -57,8 +56,12 @@ final class GemmPacking {
 
   /**
    * The width of the panel that starts with {@code remainingCols} columns left: NR while at least
-   * that many remain, then the narrowest of 2VL, VL and VL/2 that holds the rest, so that the
-   * last panel's kernel computes as little padding as it can.
+   * that many remain, then the narrower of 2VL and VL that holds the rest, so that the last
+   * panel's kernel computes little padding. No narrower: a half-width kernel ran the Vector API's
+   * generic methods on a second vector class, their shared type profiles then named both, and
+   * now and then C2 compiled the wide kernel from such a profile into code that boxed every
+   * vector (a local run 12x slower from its first step; docs/benchmarks.md). A panel of VL/2 or
+   * fewer columns is computed one vector wide.
    */
   static int panelWidth(int remainingCols) {
     if (remainingCols > 2 * VL) {
@@ -67,7 +70,7 @@ final class GemmPacking {
     if (remainingCols > VL) {
       return 2 * VL;
     }
-    return remainingCols > HL ? VL : HL;
+    return VL;
   }
 
   /**

@@ -34,7 +34,8 @@ class GemmWarmUpShapesTest {
       plainOrTransposedA.add(lastPanel(s[2]));
       transposedB.add(lastPanel(s[1]));
     }
-    Set<String> all = Set.of("whole", "half", "one vector", "two vectors", "full width, wider than its block");
+    Set<String> all = Set.of("whole", "one vector, half filled", "one vector", "two vectors",
+        "full width, wider than its block");
     assertThat(plainOrTransposedA).containsAll(all);
     assertThat(transposedB).containsAll(all);
   }
@@ -63,6 +64,9 @@ class GemmWarmUpShapesTest {
     if (w == NR) {
       return n < NR ? "full width, wider than its block" : "full width, cut";
     }
-    return w == 2 * VL ? "two vectors" : w == VL ? "one vector" : "half";
+    if (w == 2 * VL) {
+      return "two vectors";
+    }
+    return rest <= VL / 2 ? "one vector, half filled" : "one vector";
   }
 }
