@@ -21,10 +21,18 @@
 # trained in 7.71 s instead of 8.94 (medians of 3 alternations), sync 15.4 and 18.5 s instead of
 # 17.6 and 19.8; local training unchanged. CompileCommand=quiet keeps HotSpot from printing the
 # commands at start.
+# -XX:AOTCache: the ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one
+# and the JDK is 25 or newer (an older JVM would refuse the flag); PSFLOW_AOT_CACHE=0 leaves it out.
+# The JVM checks the cache against its jars and itself and ignores a stale one silently.
 
 psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
+  local aot=()
+  if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$1/psflow-cli/target/psflow.aot" ] \
+      && [ "$(psflow_release_major)" -ge 25 ] 2>/dev/null; then
+    aot=("-XX:AOTCache=$1/psflow-cli/target/psflow.aot")
+  fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
-  PSFLOW_JVM_FLAGS=(-XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
+  PSFLOW_JVM_FLAGS=(${aot[@]+"${aot[@]}"} -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled
     -XX:CompileCommand=quiet
     '-XX:CompileCommand=CompileThresholdScaling,io/grpc/*.*,0.05'
@@ -32,4 +40,8 @@ psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
     '-XX:CompileCommand=CompileThresholdScaling,com/google/protobuf/*.*,0.05'
     --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
     -Dpsflow.home="$1" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
+}
+
+psflow_release_major() { # the feature version of $JAVA_HOME, from its release file (no JVM started)
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null | head -n1
 }
