@@ -51,7 +51,12 @@ final class StepRendezvous implements Rendezvous {
   private record HeldPull(String sender, String key, RecvCallback callback, long start) {}
 
   /** Whether pulls wait for {@link #flush} to go together; read per pull, so tests can switch it. */
-  static volatile boolean batchPulls = Boolean.parseBoolean(System.getProperty("psflow.batch_pulls", "true"));
+  static volatile boolean batchPulls = batchPullsProperty();
+
+  /** {@code -Dpsflow.batch_pulls}, true unless set to false. */
+  static boolean batchPullsProperty() {
+    return Boolean.parseBoolean(System.getProperty("psflow.batch_pulls", "true"));
+  }
 
   StepRendezvous(long stepId, String localTask, Function<String, WorkerClient> peers) {
     this.stepId = stepId;

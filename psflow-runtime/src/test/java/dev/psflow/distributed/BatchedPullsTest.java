@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class BatchedPullsTest {
   @AfterEach
   void restoreDefault() {
-    StepRendezvous.batchPulls = Boolean.parseBoolean(System.getProperty("psflow.batch_pulls", "true"));
+    StepRendezvous.batchPulls = StepRendezvous.batchPullsProperty();
   }
 
   @Test
