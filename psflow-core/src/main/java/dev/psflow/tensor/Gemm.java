@@ -62,8 +62,8 @@ public final class Gemm {
         {16, 2 * nr, 2 * nr},
         {12, twoBlocks, nr + half},
         {13, nr + 2 * vl, vl + 2},
-        {17, nr + vl, vl},
-        {16, 2 * vl + 3, 2 * vl + 3},
+        {17, 2 * nr + vl, vl},
+        {24, nr - 1, nr - 1},
     };
   }
 

@@ -52,19 +52,21 @@ final class GemmFloat {
       // kernel then covers columns jr - shift .. jr + nr, and only overwriting C stores it
       // directly (adding would add the overlap twice).
       int shift = GemmPacking.panelShift(nc, jr, w);
-      // A strip of at most 4 rows (the last of m = 100) takes the 4-row wide kernel.
+      // A strip of at most 4 rows (the last of m = 100) takes a 4-row kernel.
       boolean four = mr <= 4 && w == NR;
       boolean direct = (mr == MR || four && mr == 4) && (nr == w || shift > 0 && !add);
       float[] out = direct ? c : tile;
       int outBase = direct ? cBase + jr - shift : 0;
       int outLd = direct ? ldc : NR;
       boolean addOut = direct && add;
-      if (four) {
+      if (w == NR && GemmMicroKernel.WIDE_AS_TWO_HALVES) {
+        GemmMicroKernel.pair4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
+        if (!four) {
+          GemmMicroKernel.pair4(ap, aRows ? 4 * GemmMicroKernel.ROW : 4, aRows, bp, jr * kc, kc,
+              out, outBase + 4 * outLd, outLd, addOut);
+        }
+      } else if (four) {
         GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
-      } else if (w == NR && GemmMicroKernel.WIDE_AS_TWO_HALVES) {
-        GemmMicroKernel.wide4(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
-        GemmMicroKernel.wide4(ap, aRows ? 4 * GemmMicroKernel.ROW : 4, aRows, bp, jr * kc, kc,
-            out, outBase + 4 * outLd, outLd, addOut);
       } else if (w == NR) {
         GemmMicroKernel.wide(ap, 0, aRows, bp, jr * kc, kc, out, outBase, outLd, addOut);
       } else if (w == 2 * VL) {

@@ -10,7 +10,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>One kernel per panel width, so that the last panel of a row of C computes little padding:
  * {@link #wide} (NR = 3 vectors) for all full panels, then {@link #medium} (2 vectors) or
  * {@link #narrow} (1) for what is left (no narrower: see GemmPacking.panelWidth); {@link #wide4}
- * takes a last strip of at most 4 rows.
+ * takes a last strip of at most 4 rows. With 16 vector registers (AVX2) a full panel is two
+ * vectors and {@link #pair4} computes it, four rows at a time ({@link #WIDE_AS_TWO_HALVES}).
  *
  * <p>Both operands come packed by {@link GemmPacking}. A B panel holds, for each kk, its NR (or
  * VL) column values contiguously. An A strip comes in one of two layouts, whichever its source
@@ -23,8 +24,10 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Everything is written out by hand rather than via helpers or arrays: C2 keeps all
  * accumulators in vector registers only if no vector crosses a call that might not be inlined,
  * and methods this large stop inlining ordinary calls. The wide kernel uses 24 accumulators +
- * 3 B vectors + 1 broadcast = 28 of AVX-512's 32 registers; on AVX2's 16 it spilled, so there
- * a full tile is two {@link #wide4} halves instead ({@link #WIDE_AS_TWO_HALVES}).
+ * 3 B vectors + 1 broadcast = 28 of AVX-512's 32 registers. AVX2 has 16, and C2 loads all of a
+ * step's broadcasts before its FMAs: {@link #wide4}'s 12 accumulators + 3 B vectors + 4
+ * broadcasts spilled two accumulators to the stack on every kk (seen in its machine code), which
+ * held it to ~42 GFLOP/s in L1 here (Zen 3). {@link #pair4}'s 8 + 2 + 4 fit, and it reached ~92.
  * The A index runs from a caller-supplied {@code aBase} rather than from the loop counter: when
  * it equalled the counter, C2 scheduled all eight broadcasts ahead of the B loads and spilled
  * two accumulators, which measured ~15% slower.
@@ -35,13 +38,14 @@ final class GemmMicroKernel {
   static final int VL = S.length();
   /** Rows of C per tile. */
   static final int MR = 8;
-  /** Columns of a full panel of packed B: three vectors. */
-  static final int NR = 3 * VL;
   /**
-   * With 16 vector registers (AVX2), {@link #wide}'s 24 accumulators spill: a full tile is then
-   * computed as two 4-row halves by {@link #wide4} (12 accumulators + 3 B vectors + 1 broadcast).
+   * With 16 vector registers (AVX2), {@link #wide}'s 24 accumulators spill, and so do
+   * {@link #wide4}'s 12: a full panel is then two vectors wide and its tile two 4-row halves by
+   * {@link #pair4}.
    */
   static final boolean WIDE_AS_TWO_HALVES = VL < 16;
+  /** Columns of a full panel of packed B: three vectors, or two on AVX2. */
+  static final int NR = (WIDE_AS_TWO_HALVES ? 2 : 3) * VL;
   /** Distance between rows of a row-major packed A strip: the largest K block. */
   static final int ROW = 256;
 
@@ -386,4 +390,63 @@ final class GemmMicroKernel {
     c32.intoArray(c, o3 + 2 * VL);
   }
 
+  /**
+   * C[4 x 2VL] (+)= A[4 x kc] * Bpanel[kc x 2VL]: four rows of a full AVX2 panel (NR = 2VL), from
+   * the 8-row packed A strip's rows at {@code aBase} (0, or the second half's first row). 8
+   * accumulators + 2 B vectors + 4 broadcasts fit AVX2's 16 registers with all four broadcasts
+   * loaded ahead, as C2 schedules them.
+   */
+  static void pair4(float[] ap, int aBase, boolean aRows, float[] bp, int bBase, int kc,
+      float[] c, int cBase, int ldc, boolean add) {
+    int o0 = cBase, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc;
+    FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
+    if (add) {
+      c00 = FloatVector.fromArray(S, c, o0);
+      c01 = FloatVector.fromArray(S, c, o0 + VL);
+      c10 = FloatVector.fromArray(S, c, o1);
+      c11 = FloatVector.fromArray(S, c, o1 + VL);
+      c20 = FloatVector.fromArray(S, c, o2);
+      c21 = FloatVector.fromArray(S, c, o2 + VL);
+      c30 = FloatVector.fromArray(S, c, o3);
+      c31 = FloatVector.fromArray(S, c, o3 + VL);
+    } else {
+      c00 = FloatVector.zero(S);
+      c01 = c00; c10 = c00; c11 = c00; c20 = c00; c21 = c00; c30 = c00; c31 = c00;
+    }
+    if (aRows) {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia++, ib += 2 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01);
+        x = FloatVector.broadcast(S, ap[ia + ROW]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11);
+        x = FloatVector.broadcast(S, ap[ia + 2 * ROW]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21);
+        x = FloatVector.broadcast(S, ap[ia + 3 * ROW]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31);
+      }
+    } else {
+      for (int kk = 0, ia = aBase, ib = bBase; kk < kc; kk++, ia += MR, ib += 2 * VL) {
+        FloatVector b0 = FloatVector.fromArray(S, bp, ib);
+        FloatVector b1 = FloatVector.fromArray(S, bp, ib + VL);
+        FloatVector x = FloatVector.broadcast(S, ap[ia]);
+        c00 = x.fma(b0, c00); c01 = x.fma(b1, c01);
+        x = FloatVector.broadcast(S, ap[ia + 1]);
+        c10 = x.fma(b0, c10); c11 = x.fma(b1, c11);
+        x = FloatVector.broadcast(S, ap[ia + 2]);
+        c20 = x.fma(b0, c20); c21 = x.fma(b1, c21);
+        x = FloatVector.broadcast(S, ap[ia + 3]);
+        c30 = x.fma(b0, c30); c31 = x.fma(b1, c31);
+      }
+    }
+    c00.intoArray(c, o0);
+    c01.intoArray(c, o0 + VL);
+    c10.intoArray(c, o1);
+    c11.intoArray(c, o1 + VL);
+    c20.intoArray(c, o2);
+    c21.intoArray(c, o2 + VL);
+    c30.intoArray(c, o3);
+    c31.intoArray(c, o3 + VL);
+  }
 }

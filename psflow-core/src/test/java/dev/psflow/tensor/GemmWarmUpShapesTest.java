@@ -34,8 +34,11 @@ class GemmWarmUpShapesTest {
       plainOrTransposedA.add(lastPanel(s[2]));
       transposedB.add(lastPanel(s[1]));
     }
-    Set<String> all = Set.of("whole", "one vector, half filled", "one vector", "two vectors",
-        "full width, wider than its block");
+    Set<String> all = new HashSet<>(Set.of("whole", "one vector, half filled", "one vector",
+        "full width, wider than its block"));
+    if (NR > 2 * VL) {
+      all.add("two vectors"); // on AVX2 a full panel is two vectors
+    }
     assertThat(plainOrTransposedA).containsAll(all);
     assertThat(transposedB).containsAll(all);
   }
