@@ -16,7 +16,7 @@ psflow_find_jdk() {
     [ -x "$c/bin/java" ] && [ -x "$c/bin/javac" ] || continue
     major="$(psflow_java_major "$c/bin/java")"
     if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null; then
-      export JAVA_HOME="$c"
+      export JAVA_HOME="$c" PSFLOW_JAVA_MAJOR="$major"
       return 0
     fi
   done

@@ -1,7 +1,7 @@
 # Sourced by bin/psflow and bin/bench: the JVM flags psflow's programs run with, kept in one place
-# so that bin/bench launches psflow exactly as a user's bin/psflow does. Needs JAVA_HOME (from
-# psflow_find_jdk). $PSFLOW_JAVA_OPTS, when set, is split on spaces and comes last, so that a
-# user's -Xmn or -Xmx wins over these.
+# so that bin/bench launches psflow exactly as a user's bin/psflow does. Needs JAVA_HOME and
+# PSFLOW_JAVA_MAJOR (from psflow_find_jdk). $PSFLOW_JAVA_OPTS, when set, is split on spaces and
+# comes last, so that a user's -Xmn or -Xmx wins over these.
 #
 # -Xmn48m -XX:SurvivorRatio=2: a step allocates tensors that die young; the collector's default
 # young generation (sized to the machine, hundreds of MB here) made a 2000-step local run touch
@@ -28,7 +28,7 @@
 psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
   local aot=()
   if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$1/psflow-cli/target/psflow.aot" ] \
-      && [ "$(psflow_release_major)" -ge 25 ] 2>/dev/null; then
+      && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null; then
     aot=("-XX:AOTCache=$1/psflow-cli/target/psflow.aot")
   fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
@@ -40,8 +40,4 @@ psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
     '-XX:CompileCommand=CompileThresholdScaling,com/google/protobuf/*.*,0.05'
     --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
     -Dpsflow.home="$1" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
-}
-
-psflow_release_major() { # the feature version of $JAVA_HOME, from its release file (no JVM started)
-  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null | head -n1
 }
