@@ -43,9 +43,9 @@ public final class Gemm {
    * Shapes {m, k, n} whose products, each taken as C = A·B, Aᵀ·C and C·Bᵀ, run every path of
    * this machine's float kernels: whole tiles and panels; a last strip of 4 rows and of fewer;
    * two K blocks, the second adding to C; and every kind of last panel (one vector wide, filled
-   * or with half its columns, two vectors wide, and a full-width panel wider than its block),
-   * both as n and, for C·Bᵀ, as k. A
-   * warm-up that runs them all in every round gives the JIT a profile with every branch in it;
+   * or with half its columns, two vectors wide where a full panel is three, and a full-width
+   * panel wider than its block), both as n and, for C·Bᵀ, as k. A warm-up that runs them all in
+   * every round gives the JIT a profile with every branch in it;
    * a path it never took would be compiled as a trap, and the first real product to take it
    * would throw the compiled driver away (seen: a transposed B's last panel of 4 columns, which
    * the 100-unit layer's gradient has on AVX2, deoptimized the driver at the first step).
