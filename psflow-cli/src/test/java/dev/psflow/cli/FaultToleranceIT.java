@@ -12,8 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * mnist-replica through local-cluster with a task killed mid-training and restarted (as in
- * docs/fault-tolerance.md). The kill is triggered by a training line past global step 1000, not
- * by a time: on a loaded machine startup alone can take longer than a whole run elsewhere.
+ * docs/fault-tolerance.md). The kill is triggered by a training line past global step 550, not by
+ * a time: on a loaded machine startup alone can take longer than a whole run elsewhere. The chief
+ * checkpoints every 100 global steps, so the checkpoints before the kill (0, 100, ..., 500) and
+ * the steps a restart may lose do not depend on the machine's speed either.
  */
 class FaultToleranceIT {
   private static final Pattern STEP = Pattern.compile("^\\[(worker\\d+)\\] [0-9.]+: Worker \\d+: training step \\d+ "
@@ -22,40 +24,40 @@ class FaultToleranceIT {
       + "for (\\d+) into ");
   private static final Pattern RESTORED = Pattern.compile("^\\[worker0\\] Worker 0: Restored model from checkpoint "
       + ".*model\\.ckpt-(\\d+)$");
-  private static final String PAST_1000 = "global step: 1[0-9]{3}\\)";
+  private static final String PAST_550 = "global step: 5[5-9][0-9]\\)";
 
   @TempDir Path logDir;
 
   @Test
   void aPsKilledAndRestartedMidRunLosesAtMostTheStepsSinceTheLastCheckpoint() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=ps0@after:" + PAST_1000, "mnist-replica", "--train_steps=2000", "--save_checkpoint_secs=2",
+        "--kill=ps0@after:" + PAST_550, "mnist-replica", "--train_steps=1000", "--save_checkpoint_steps=100",
         "--log_dir=" + logDir);
     assertRecoveredFromPsRestart(r, "async");
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.955);
+    assertTrained(r);
   }
 
   @Test
   void inSyncModeAPsRestartAlsoBringsBackTheTokenQueueAndTheAccumulators() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(900, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=ps0@after:" + PAST_1000, "mnist-replica", "--sync_replicas", "--num_gpus=0", "--train_steps=2000",
-        "--save_checkpoint_secs=2", "--log_dir=" + logDir);
+        "--kill=ps0@after:" + PAST_550, "mnist-replica", "--sync_replicas", "--num_gpus=0", "--train_steps=1000",
+        "--save_checkpoint_steps=100", "--log_dir=" + logDir);
     assertRecoveredFromPsRestart(r, "sync");
     assertThat(r.output()).containsPattern("\\[worker0\\] Worker 0: sync replicas: 2 of 2 replicas aggregated");
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.96);
+    assertTrained(r);
   }
 
   /**
    * Both workers noticed, the chief restored the last checkpoint written before the kill (or the
    * one before it when the kill cut that save short: the saver never restores an incomplete
-   * checkpoint), and the steps lost are at most one checkpoint interval.
+   * checkpoint), and the steps lost are at most the steps since the checkpoint restored.
    */
   private static void assertRecoveredFromPsRestart(PsflowProcess.Result r, String mode) {
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("local-cluster: killing ps0 (--kill=ps0@after:")
         .contains("local-cluster: ps0 exited with code 137; restarting it")
-        .contains("[worker0] After 2000 training step(s), validation cross entropy = ")
-        .contains("[worker1] After 2000 training step(s), validation cross entropy = ");
+        .contains("[worker0] After 1000 training step(s), validation cross entropy = ")
+        .contains("[worker1] After 1000 training step(s), validation cross entropy = ");
     // Each worker: the highest global step it saw before it noticed the loss, then its recovery line.
     long beforeKill = -1;
     for (String w : List.of("worker0", "worker1")) {
@@ -78,17 +80,17 @@ class FaultToleranceIT {
     long last = saves.get(saves.size() - 1);
     long previous = saves.get(saves.size() - 2);
     assertThat(restored).isIn(last, previous);
-    int inFlight = 2; // a step per worker may have reached the ps without its line being printed
-    // Checkpoints are timed (every 2 s), so the steps in one interval grow as the JVMs warm up: the
-    // steps since the last checkpoint may exceed the widest gap seen before it, but not twice over.
-    assertThat(lost).isBetween(0L, (restored == last ? 2 * interval : 3 * interval) + inFlight);
+    // Between the training line that triggered the kill and the ps's death, each worker may finish a
+    // few more steps; they are lost with the rest.
+    int afterTheTrigger = 20;
+    assertThat(lost).isBetween(0L, (restored == last ? interval : 2 * interval) + afterTheTrigger);
   }
 
   @Test
   void aChiefKilledAndRestartedRestoresTheLatestCheckpointAndTrainingEnds() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=worker0@after:Worker 0: .*" + PAST_1000, "mnist-replica", "--train_steps=2000",
-        "--save_checkpoint_secs=2", "--log_dir=" + logDir);
+        "--kill=worker0@after:Worker 0: .*" + PAST_550, "mnist-replica", "--train_steps=1000",
+        "--save_checkpoint_steps=100", "--log_dir=" + logDir);
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("local-cluster: killing worker0 (--kill=worker0@after:")
         .contains("local-cluster: worker0 exited with code 137; restarting it")
@@ -99,9 +101,17 @@ class FaultToleranceIT {
     assertThat(restores).as("the restarted chief's restore").hasSize(1);
     assertThat(restores.get(0)).isPositive().isIn(saves.get(saves.size() - 1), saves.get(saves.size() - 2));
     assertThat(indexOf(r.lines(), "[worker0] Worker 0: Restored model")).isGreaterThan(restart);
-    // A model that trained, not a bar on how well: the restored chief sets the variables back to the
-    // checkpoint while worker 1's updates since it are lost, and one clean-clone run landed at 0.9531.
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.95);
+    assertTrained(r);
+  }
+
+  /**
+   * A model that trained, not a bar on how well the example trains (DistributedTrainingIT and
+   * SyncReplicasIT hold that): a restart replays the steps since the checkpoint, and the updates of
+   * a worker that trained on while the chief was down are lost. 1000-step runs with a restart
+   * measured 0.956-0.970; an untrained or corrupted model scores near 0.1.
+   */
+  private static void assertTrained(PsflowProcess.Result r) {
+    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.94);
   }
 
   private static int indexOf(List<String> lines, String prefix) {

@@ -30,31 +30,33 @@ final class PsflowProcess {
     return start(Map.of(), List.of(), args);
   }
 
-  /** As {@link #start(String...)}, with these environment variables and extra JVM flags (before -jar). */
+  /** As {@link #start(String...)}, with these environment variables and extra JVM flags. */
   static Running start(Map<String, String> env, List<String> jvmFlags, String... args) throws IOException {
-    List<String> cmd = command(args);
-    cmd.addAll(1, jvmFlags);
     Path log = Files.createTempFile("psflow-it", ".log");
-    ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .directory(Path.of(System.getProperty("psflow.home", "..")).toFile());
+    ProcessBuilder b = builder(jvmFlags, args).redirectErrorStream(true).redirectOutput(log.toFile());
     b.environment().putAll(env);
-    Process p = b.start();
-    return new Running(String.join(" ", args), p, log);
+    return new Running(String.join(" ", args), b.start(), log);
   }
 
-  /** The java command line that runs the packaged {@code psflow} with {@code args}, as bin/psflow does. */
-  static List<String> command(String... args) {
-    Path jar = Path.of(System.getProperty("psflow.jar", "target/psflow.jar"));
+  /**
+   * {@code bin/psflow args...} as a user runs it, so that the tests' tasks get the JVM flags (and the
+   * AOT cache, where bin/build made one) of bin/jvm-flags.sh: on the JDK running the tests, with
+   * Netty's leak detection left on and {@code jvmFlags} after bin/psflow's own.
+   */
+  static ProcessBuilder builder(List<String> jvmFlags, String... args) {
+    Path home = Path.of(System.getProperty("psflow.home", ".."));
+    Path jar = home.resolve("psflow-cli/target/psflow.jar");
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is not built: system tests run after package (mvn verify)");
     }
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-Dpsflow.home=" + System.getProperty("psflow.home", ".."),
-        "-jar", jar.toString()));
+    List<String> cmd = new ArrayList<>(List.of("bash", home.resolve("bin/psflow").toString()));
     cmd.addAll(List.of(args));
-    return cmd;
+    ProcessBuilder b = new ProcessBuilder(cmd).directory(home.toFile());
+    List<String> opts = new ArrayList<>(List.of("-Dio.grpc.netty.shaded.io.netty.leakDetection.level=simple"));
+    opts.addAll(jvmFlags);
+    b.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    b.environment().put("PSFLOW_JAVA_OPTS", String.join(" ", opts));
+    return b;
   }
 
   /** A psflow process started in the background, its output going to a temporary file. */

@@ -91,9 +91,8 @@ class RemoteClientExampleIT {
 
   private Path startServer(String[] cluster, String job) throws IOException {
     Path log = log();
-    List<String> cmd = PsflowProcess.command("server", cluster[0], cluster[1], "--job_name=" + job,
-        "--task_index=0", "--tls_dir=" + certs);
-    servers.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+    servers.add(PsflowProcess.builder(List.of(), "server", cluster[0], cluster[1], "--job_name=" + job,
+        "--task_index=0", "--tls_dir=" + certs).redirectErrorStream(true).redirectOutput(log.toFile()).start());
     return log;
   }
 
