@@ -21,15 +21,18 @@
 # trained in 7.71 s instead of 8.94 (medians of 3 alternations), sync 15.4 and 18.5 s instead of
 # 17.6 and 19.8; local training unchanged. CompileCommand=quiet keeps HotSpot from printing the
 # commands at start.
-# -XX:AOTCache: the ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one
-# and the JDK is 25 or newer (an older JVM would refuse the flag); PSFLOW_AOT_CACHE=0 leaves it out.
-# The JVM checks the cache against its jars and itself and ignores a stale one silently.
+# -XX:AOTCache: the ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one,
+# it is newer than the jars it was recorded from, and the JDK is 25 or newer (an older JVM would
+# refuse the flag); PSFLOW_AOT_CACHE=0 leaves it out. The JVM checks the cache against its jars
+# itself, but a mismatch (a jar rebuilt by ./mvnw package since) costs four "[error][aot]" lines
+# on every JVM's output; a jar newer than the cache is the common case of it, and is caught here.
 
 psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
-  local aot=()
-  if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$1/psflow-cli/target/psflow.aot" ] \
-      && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null; then
-    aot=("-XX:AOTCache=$1/psflow-cli/target/psflow.aot")
+  local aot=() cache="$1/psflow-cli/target/psflow.aot"
+  if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$cache" ] && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null \
+      && [ ! "$1/psflow-cli/target/psflow.jar" -nt "$cache" ] \
+      && [ -z "$(find "$1/psflow-cli/target/lib" -name '*.jar' -newer "$cache" -print -quit 2>/dev/null)" ]; then
+    aot=("-XX:AOTCache=$cache")
   fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
   PSFLOW_JVM_FLAGS=(${aot[@]+"${aot[@]}"} -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
