@@ -38,9 +38,12 @@ class DistributedTrainingIT {
   @Test
   void asyncReplicasWithTwoPsSplitTheVariablesAndLearnMnist() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=2", "--workers=2", "mnist-replica",
-        "--train_steps=2000");
+        "--train_steps=1000");
     assertThat(r.exitCode()).as(r.output()).isZero();
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.955);
+    // Each ps holds and updates its half of the variables: a split that lost or mixed up updates
+    // would not train. How well 2000 steps train is the one-ps test's bar; 1000 measured 0.953-0.969.
+    assertThat(r.output()).contains("[ps1] job name = ps");
+    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.93);
   }
 
   @Test

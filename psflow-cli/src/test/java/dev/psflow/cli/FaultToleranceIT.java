@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * mnist-replica through local-cluster with a task killed mid-training and restarted (as in
- * docs/fault-tolerance.md). The kill is triggered by a training line past global step 550, not by
+ * docs/fault-tolerance.md). The kill is triggered by a training line past global step 350, not by
  * a time: on a loaded machine startup alone can take longer than a whole run elsewhere. The chief
- * checkpoints every 100 global steps, so the checkpoints before the kill (0, 100, ..., 500) and
+ * checkpoints every 100 global steps, so the checkpoints before the kill (0, 100, 200, 300) and
  * the steps a restart may lose do not depend on the machine's speed either.
  */
 class FaultToleranceIT {
@@ -24,14 +24,14 @@ class FaultToleranceIT {
       + "for (\\d+) into ");
   private static final Pattern RESTORED = Pattern.compile("^\\[worker0\\] Worker 0: Restored model from checkpoint "
       + ".*model\\.ckpt-(\\d+)$");
-  private static final String PAST_550 = "global step: 5[5-9][0-9]\\)";
+  private static final String PAST_350 = "global step: 3[5-9][0-9]\\)";
 
   @TempDir Path logDir;
 
   @Test
   void aPsKilledAndRestartedMidRunLosesAtMostTheStepsSinceTheLastCheckpoint() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=ps0@after:" + PAST_550, "mnist-replica", "--train_steps=1000", "--save_checkpoint_steps=100",
+        "--kill=ps0@after:" + PAST_350, "mnist-replica", "--train_steps=600", "--save_checkpoint_steps=100",
         "--log_dir=" + logDir);
     assertRecoveredFromPsRestart(r, "async");
     assertTrained(r);
@@ -40,7 +40,7 @@ class FaultToleranceIT {
   @Test
   void inSyncModeAPsRestartAlsoBringsBackTheTokenQueueAndTheAccumulators() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(900, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=ps0@after:" + PAST_550, "mnist-replica", "--sync_replicas", "--num_gpus=0", "--train_steps=1000",
+        "--kill=ps0@after:" + PAST_350, "mnist-replica", "--sync_replicas", "--num_gpus=0", "--train_steps=600",
         "--save_checkpoint_steps=100", "--log_dir=" + logDir);
     assertRecoveredFromPsRestart(r, "sync");
     assertThat(r.output()).containsPattern("\\[worker0\\] Worker 0: sync replicas: 2 of 2 replicas aggregated");
@@ -56,8 +56,8 @@ class FaultToleranceIT {
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("local-cluster: killing ps0 (--kill=ps0@after:")
         .contains("local-cluster: ps0 exited with code 137; restarting it")
-        .contains("[worker0] After 1000 training step(s), validation cross entropy = ")
-        .contains("[worker1] After 1000 training step(s), validation cross entropy = ");
+        .contains("[worker0] After 600 training step(s), validation cross entropy = ")
+        .contains("[worker1] After 600 training step(s), validation cross entropy = ");
     // Each worker: the highest global step it saw before it noticed the loss, then its recovery line.
     long beforeKill = -1;
     for (String w : List.of("worker0", "worker1")) {
@@ -89,7 +89,7 @@ class FaultToleranceIT {
   @Test
   void aChiefKilledAndRestartedRestoresTheLatestCheckpointAndTrainingEnds() throws Exception {
     PsflowProcess.Result r = PsflowProcess.run(600, "local-cluster", "--ps=1", "--workers=2", "--restart-on-failure",
-        "--kill=worker0@after:Worker 0: .*" + PAST_550, "mnist-replica", "--train_steps=1000",
+        "--kill=worker0@after:Worker 0: .*" + PAST_350, "mnist-replica", "--train_steps=600",
         "--save_checkpoint_steps=100", "--log_dir=" + logDir);
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("local-cluster: killing worker0 (--kill=worker0@after:")
@@ -107,11 +107,11 @@ class FaultToleranceIT {
   /**
    * A model that trained, not a bar on how well the example trains (DistributedTrainingIT and
    * SyncReplicasIT hold that): a restart replays the steps since the checkpoint, and the updates of
-   * a worker that trained on while the chief was down are lost. 1000-step runs with a restart
-   * measured 0.956-0.970; an untrained or corrupted model scores near 0.1.
+   * a worker that trained on while the chief was down are lost. 600 steps train the example to
+   * about 0.93-0.95; an untrained or corrupted model scores near 0.1.
    */
   private static void assertTrained(PsflowProcess.Result r) {
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.94);
+    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.9);
   }
 
   private static int indexOf(List<String> lines, String prefix) {
