@@ -1,7 +1,9 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.certs.ClusterCertificates;
 import dev.psflow.ops.KernelWarmup;
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
@@ -58,7 +60,19 @@ public final class Main implements Runnable {
       }
     }
     if ("local-cluster".equals(command)) {
-      TaskJitDirectives.add(); // it relays its tasks' output lines: nothing worth C2's time beside them
+      // Before any task starts, the launcher's main thread parses the flags and makes the cluster's
+      // certificates; beside it, on the core the tasks do not use yet: the certificates' slow first
+      // run, then the JIT directives (it relays its tasks' output lines: nothing worth C2's time).
+      boolean makesCertificates = Arrays.stream(args).noneMatch(a -> a.equals(SecurityFlags.INSECURE)
+          || a.startsWith(SecurityFlags.TLS_DIR));
+      Thread t = new Thread(() -> {
+        if (makesCertificates) {
+          ClusterCertificates.warmUp();
+        }
+        TaskJitDirectives.add();
+      }, "psflow-launcher-warmup");
+      t.setDaemon(true);
+      t.start();
     }
     if (command == null || NOT_TRAINING.contains(command)) {
       return;

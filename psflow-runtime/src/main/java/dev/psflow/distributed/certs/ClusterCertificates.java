@@ -102,6 +102,24 @@ public final class ClusterCertificates {
     }
   }
 
+  /**
+   * Makes a CA certificate in memory and drops it, so that the classes {@link #write} needs are
+   * loaded and its key generation and signing have run once: their first run, mostly class loading
+   * and interpreted elliptic-curve arithmetic, takes about half a second. local-cluster calls this
+   * on a thread of its own as it starts, beside the main thread that parses its flags, so that its
+   * certificates, and with them its tasks, are ready sooner. Best effort: a failure only means no
+   * warm-up.
+   */
+  public static void warmUp() {
+    try {
+      Instant now = Instant.now();
+      caCertificate(new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.CN, "warm-up").build(), newKeyPair(),
+          new Window(Date.from(now), Date.from(now.plusSeconds(60))));
+    } catch (GeneralSecurityException | OperatorCreationException | IOException | RuntimeException e) {
+      // warming only: write() reports whatever is wrong
+    }
+  }
+
   private record Window(Date notBefore, Date notAfter) {}
 
   private static List<Path> writeLeaf(Path dir, String stem, String role, String host, X509Certificate ca,
