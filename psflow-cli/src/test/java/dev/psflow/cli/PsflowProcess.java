@@ -41,7 +41,8 @@ final class PsflowProcess {
   /**
    * {@code bin/psflow args...} as a user runs it, so that the tests' tasks get the JVM flags (and the
    * AOT cache, where bin/build made one) of bin/jvm-flags.sh: on the JDK running the tests, with
-   * Netty's leak detection left on and {@code jvmFlags} after bin/psflow's own.
+   * Netty's leak detection left on and {@code jvmFlags} after bin/psflow's own (through
+   * PSFLOW_JAVA_OPTS, which bin/psflow splits on spaces: no flag may hold one).
    */
   static ProcessBuilder builder(List<String> jvmFlags, String... args) {
     Path home = Path.of(System.getProperty("psflow.home", ".."));
