@@ -68,9 +68,11 @@ public final class LocalMnistBench {
 
   private static void profile(LocalSession s, MnistModel m, Operation train, DataSet set, int steps) {
     Map<String, LongAdder> byType = new ConcurrentHashMap<>();
+    Map<String, LongAdder> calls = new ConcurrentHashMap<>();
     LongAdder ops = new LongAdder();
     s.setTracer((op, start, end) -> {
       byType.computeIfAbsent(op.type(), k -> new LongAdder()).add(end - start);
+      calls.computeIfAbsent(op.type(), k -> new LongAdder()).increment();
       ops.increment();
     });
     long t0 = System.nanoTime();
@@ -84,7 +86,8 @@ public final class LocalMnistBench {
         kernels / 1e3 / steps, (wall - kernels) / 1e3 / steps, (wall - kernels) / 1e3 / steps / opsPerStep);
     System.out.println("time per step by op type:");
     byType.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum()))
-        .forEach(e -> System.out.printf(Locale.ROOT, "  %-36s %8.1f us  %5.1f%%%n", e.getKey(),
-            e.getValue().sum() / 1e3 / steps, 100.0 * e.getValue().sum() / kernels));
+        .forEach(e -> System.out.printf(Locale.ROOT, "  %-36s %8.1f us  %5.1f%%  %5.1f runs%n", e.getKey(),
+            e.getValue().sum() / 1e3 / steps, 100.0 * e.getValue().sum() / kernels,
+            calls.get(e.getKey()).sum() / (double) steps));
   }
 }

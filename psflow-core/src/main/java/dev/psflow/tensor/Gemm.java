@@ -19,12 +19,13 @@ package dev.psflow.tensor;
  * Without the Vector API, larger products take {@link GemmPlain}'s blocked i-k-j loops instead:
  * the same results to rounding, several times slower.
  *
- * <p>Thread-safety: thread-safe. Each call runs on the calling thread only (callers parallelize
- * across tasks, which beats splitting one product on few cores) and packs into thread-local
- * scratch that grows to the largest shape seen, so steady-state calls do not allocate. That
- * holds per thread: call it from long-lived (pooled) threads, since each new thread, virtual
- * ones included, allocates its own scratch (up to ~1 MiB) on first use. Calls whose output C
- * overlaps A or B are not supported.
+ * <p>Thread-safety: thread-safe. A product of a few million multiply-adds or more is split into
+ * blocks of rows or columns over {@link IntraOpThreads} (the caller runs one block, and any block
+ * no other thread has taken); smaller ones run on the calling thread. Each thread packs into
+ * thread-local scratch that grows to the largest shape seen, so steady-state calls do not
+ * allocate. That holds per thread: call it from long-lived (pooled) threads, since each new
+ * thread, virtual ones included, allocates its own scratch (up to ~1 MiB) on first use. Calls
+ * whose output C overlaps A or B are not supported.
  *
  * <pre>{@code
  * float[] x = new float[100 * 784], w = new float[784 * 100], y = new float[100 * 100];
@@ -36,6 +37,14 @@ package dev.psflow.tensor;
 public final class Gemm {
   /** Below this many multiply-adds, packing costs more than it saves. */
   private static final long SMALL = 4096;
+  /**
+   * Multiply-adds per thread below which a product stays on its calling thread: about 30 us of
+   * kernel, against the few microseconds of handing a block to another thread.
+   */
+  private static final long PARALLEL = 2_000_000;
+  /** Rows and columns of a block: whole micro-kernel strips (8 rows) and panels (three vectors). */
+  private static final int ROW_GRAIN = 8;
+  private static final int COLUMN_GRAIN = VectorSupport.AVAILABLE ? GemmMicroKernel.NR : 16;
 
   private Gemm() {}
 
@@ -76,6 +85,54 @@ public final class Gemm {
     if (m == 0 || n == 0) {
       return;
     }
+    long work = (long) m * n * k;
+    int parts = work < PARALLEL ? 1 : (int) Math.min(IntraOpThreads.THREADS, work / PARALLEL);
+    sgemmInParts(parts, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+  }
+
+  /**
+   * The product in at most {@code parts} blocks of rows or of columns, on {@link IntraOpThreads}.
+   * Every element of C is computed exactly as in one block (same K blocks, same kernels), so the
+   * result does not depend on the split. Rows when op(A) is the taller operand (each block then
+   * packs its own copy of the smaller op(B)), columns otherwise; blocks are whole kernel strips or
+   * panels, so no block adds a partial panel the whole product would not have.
+   */
+  static void sgemmInParts(int parts, boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
+      float[] c, int cOff, int ldc, boolean accumulate) {
+    boolean rows = m > n;
+    int extent = rows ? m : n;
+    int grain = rows ? ROW_GRAIN : COLUMN_GRAIN;
+    long perRowOrColumn = (long) (rows ? n : m) * k;
+    int step;
+    int blocks;
+    // Fewer blocks while the last would be small enough for the scalar path: it rounds differently.
+    do {
+      step = Math.ceilDiv(Math.ceilDiv(extent, Math.max(1, parts)), grain) * grain;
+      blocks = Math.ceilDiv(extent, step);
+      parts = blocks - 1;
+    } while (blocks > 1 && (extent - (long) (blocks - 1) * step) * perRowOrColumn < SMALL);
+    if (blocks <= 1) {
+      sgemmOnThisThread(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      return;
+    }
+    int blockSize = step;
+    IntraOpThreads.run(blocks, block -> {
+      int from = block * blockSize;
+      int size = Math.min(blockSize, extent - from);
+      if (rows) {
+        sgemmOnThisThread(transA, transB, size, n, k, a, aOff + (transA ? from : from * lda), lda,
+            b, bOff, ldb, c, cOff + from * ldc, ldc, accumulate);
+      } else {
+        sgemmOnThisThread(transA, transB, m, size, k, a, aOff, lda, b, bOff + (transB ? from * ldb : from), ldb,
+            c, cOff + from, ldc, accumulate);
+      }
+    });
+  }
+
+  private static void sgemmOnThisThread(boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
+      float[] c, int cOff, int ldc, boolean accumulate) {
     if ((long) m * n * k < SMALL) {
       scalar(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     } else if (VectorSupport.AVAILABLE) {

@@ -1,0 +1,63 @@
+package dev.psflow.tensor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A product split into blocks of rows or columns over {@link IntraOpThreads} gives C bit for bit
+ * as one block does, and touches nothing outside C: every transpose, with and without
+ * accumulate, inside padded arrays. Shapes are M x K x N; rows are split when M > N.
+ */
+class GemmSplitTest {
+  static List<Arguments> cases() {
+    // Cheap shapes first, so the kernels are compiled before the model's large ones run.
+    int[][] shapes = {
+        {17, 260, 5}, {100, 10, 100}, {3, 600, 97}, {37, 300, 70}, {70, 300, 37}, {9, 20, 1100},
+        {1100, 20, 9}, {100, 784, 100}, {784, 100, 100}};
+    List<Arguments> out = new ArrayList<>();
+    for (int[] s : shapes) {
+      for (int t = 0; t < 4; t++) {
+        for (boolean acc : new boolean[] {false, true}) {
+          for (int parts : new int[] {2, 3}) {
+            out.add(Arguments.of(s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, acc, parts));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5} parts={6}")
+  @MethodSource("cases")
+  void splitProductEqualsTheWholeOne(int m, int k, int n, boolean tA, boolean tB, boolean acc, int parts) {
+    SplittableRandom rnd = new SplittableRandom(13L * m + 7L * k + n);
+    int lda = (tA ? m : k) + 3;
+    int ldb = (tB ? k : n) + 3;
+    int ldc = n + 3;
+    float[] a = random(rnd, 5 + (tA ? k : m) * lda);
+    float[] b = random(rnd, 5 + (tB ? n : k) * ldb);
+    float[] c = random(rnd, 5 + m * ldc + 2);
+    float[] whole = c.clone();
+
+    Gemm.sgemmInParts(1, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
+    Gemm.sgemmInParts(parts, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
+
+    int at = Arrays.mismatch(c, whole);
+    assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
+  }
+
+  private static float[] random(SplittableRandom rnd, int n) {
+    float[] x = new float[n];
+    for (int i = 0; i < n; i++) {
+      x[i] = (float) rnd.nextDouble(-1, 1);
+    }
+    return x;
+  }
+}
