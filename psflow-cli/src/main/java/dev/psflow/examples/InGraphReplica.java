@@ -190,7 +190,7 @@ public final class InGraphReplica {
         }
         step = r.run().get(0).scalarLong();
         localStep++;
-        out.printf(Locale.ROOT, "%f: Worker 0: training step %d done (global step: %d)%n", now(), localStep, step);
+        out.println(StepLine.of(System.currentTimeMillis(), 0, localStep, step));
       }
       double end = now();
       WireStats.Snapshot wire = WireStats.snapshot().minus(wireBefore);

@@ -273,7 +273,7 @@ public final class MnistReplica {
         Tensor n = sess.runWithoutHooks(s -> s.runner().fetch(dropped).run().get(0));
         summaries.droppedStaleGradients(step, n.scalarLong());
       }
-      out.printf(Locale.ROOT, "%f: Worker %d: training step %d done (global step: %d)%n", now(), task, localStep, step);
+      out.println(StepLine.of(System.currentTimeMillis(), task, localStep, step));
       progress.step(step, r.get(1).scalarDouble());
       boolean end = step >= f.trainSteps();
       String traced = trace != null ? trace.afterRun(step, end) : null;
