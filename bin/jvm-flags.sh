@@ -27,11 +27,27 @@
 # itself, but a mismatch (a jar rebuilt by ./mvnw package since) costs four "[error][aot]" lines
 # on every JVM's output; a jar newer than the cache is the common case of it, and is caught here.
 
-psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
-  local aot=() cache="$1/psflow-cli/target/psflow.aot"
+# A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
+# and so on psflow's plain-Java kernels (VectorSupport): it serves pulls and applies updates, and its
+# hot code is the transport, which tasks keep at C1 anyway (psflow-cli's task-jit-directives.json).
+# Without C2 every method is compiled once, straight to C1's optimized tier with no profiling tier
+# first, nothing compiles Adam beside the workers, and there is no kernel warm-up. Measured against
+# the same build with C2 (docs/benchmarks.md): bin/bench-embedding (4 ps tasks) 1.45x the steps/sec;
+# the plaintext async MNIST job launch to exit 0.90x, its ps's CPU 0.78x; over TLS the training time
+# the same (10 pairs), the ps's CPU 0.9x and its peak memory 173 MB against 198 MB.
+
+psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
+  local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a
+  shift
+  for a in "$@"; do
+    if [ "$a" = "--job_name=ps" ] || { [ "$prev" = "--job_name" ] && [ "$a" = ps ]; }; then
+      role=(-XX:TieredStopAtLevel=1)
+    fi
+    prev="$a"
+  done
   if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$cache" ] && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null \
-      && [ ! "$1/psflow-cli/target/psflow.jar" -nt "$cache" ] \
-      && [ -z "$(find "$1/psflow-cli/target/lib" -name '*.jar' -newer "$cache" -print -quit 2>/dev/null)" ]; then
+      && [ ! "$root/psflow-cli/target/psflow.jar" -nt "$cache" ] \
+      && [ -z "$(find "$root/psflow-cli/target/lib" -name '*.jar' -newer "$cache" -print -quit 2>/dev/null)" ]; then
     aot=("-XX:AOTCache=$cache")
   fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
@@ -41,6 +57,6 @@ psflow_jvm_flags() { # $1 = the project root; sets the array PSFLOW_JVM_FLAGS
     '-XX:CompileCommand=CompileThresholdScaling,io/grpc/*.*,0.05'
     '-XX:CompileCommand=CompileThresholdScaling,dev/psflow/distributed/*.*,0.05'
     '-XX:CompileCommand=CompileThresholdScaling,com/google/protobuf/*.*,0.05'
-    --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
-    -Dpsflow.home="$1" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
+    --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED ${role[@]+"${role[@]}"}
+    -Dpsflow.home="$root" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
 }

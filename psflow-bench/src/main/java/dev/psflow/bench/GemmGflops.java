@@ -43,6 +43,10 @@ public final class GemmGflops {
   private GemmGflops() {}
 
   public static void main(String[] args) {
+    // One thread against OpenBLAS's one, unless asked otherwise: read before the first product splits.
+    if (System.getProperty("psflow.intraOpThreads") == null) {
+      System.setProperty("psflow.intraOpThreads", "1");
+    }
     List<String> rest = new ArrayList<>(Arrays.asList(args));
     cpuTime = rest.remove("--cpu-time");
     double seconds = !rest.isEmpty() ? Double.parseDouble(rest.get(0)) : 1.0;

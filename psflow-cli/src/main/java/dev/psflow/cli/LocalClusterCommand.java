@@ -101,6 +101,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
+    List<String> psJava = psTaskCommand(java);
     Path throwAway = null;
     String security;
     if (insecure) {
@@ -115,7 +116,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     for (int i = 0; i < ps + workers; i++) {
       String job = i < ps ? "ps" : "worker";
       int index = i < ps ? i : i - ps;
-      List<String> command = new ArrayList<>(java);
+      List<String> command = new ArrayList<>(i < ps ? psJava : java);
       command.addAll(List.of(program, "--job_name=" + job, "--task_index=" + index,
           "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts, security));
       if (metrics) {
@@ -275,6 +276,17 @@ public final class LocalClusterCommand implements Callable<Integer> {
     } else {
       c.addAll(List.of("-cp", classPath, Main.class.getName()));
     }
+    return c;
+  }
+
+  /**
+   * A ps task's command: {@code java} with {@code -XX:TieredStopAtLevel=1} right after the binary, so
+   * that the launcher's own flags, a user's {@code PSFLOW_JAVA_OPTS} among them, come later and win.
+   * A ps runs at C1 only, as {@code bin/psflow} starts one (see bin/jvm-flags.sh for why).
+   */
+  static List<String> psTaskCommand(List<String> java) {
+    List<String> c = new ArrayList<>(java);
+    c.add(1, "-XX:TieredStopAtLevel=1");
     return c;
   }
 

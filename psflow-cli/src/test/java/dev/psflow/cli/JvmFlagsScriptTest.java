@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bin/jvm-flags.sh passes the ahead-of-time cache only while it matches the jars: JDK 25 prints
- * "[error][aot]" lines on every JVM's output for a cache recorded from other jars.
+ * "[error][aot]" lines on every JVM's output for a cache recorded from other jars. A ps task's JVM
+ * runs at C1 only.
  */
 class JvmFlagsScriptTest {
   private static final Path SCRIPT = Path.of(System.getProperty("psflow.home", "..")).resolve("bin/jvm-flags.sh");
@@ -61,13 +62,32 @@ class JvmFlagsScriptTest {
     assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25")).doesNotContain("AOTCache");
   }
 
+  @Test
+  void aPsTaskRunsAtC1OnlyBeforeTheUsersOwnFlags() throws Exception {
+    for (String args : new String[] {"mnist-replica --job_name=ps --task_index=0", "mnist-replica --job_name ps"}) {
+      String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4", args);
+      assertThat(flags).as(args).contains("-XX:TieredStopAtLevel=1\n");
+      assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).as("before the user's PSFLOW_JAVA_OPTS, which win")
+          .isLessThan(flags.indexOf("-XX:TieredStopAtLevel=4"));
+    }
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=worker --task_index=0"))
+        .doesNotContain("TieredStopAtLevel");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "local-cluster --ps=1 --workers=2 mnist-replica"))
+        .doesNotContain("TieredStopAtLevel");
+  }
+
   private String flags(int javaMajor) throws Exception {
     return run("PSFLOW_JAVA_MAJOR=" + javaMajor);
   }
 
-  /** The flags psflow_jvm_flags sets for {@link #root}, one per line. */
   private String run(String env) throws Exception {
-    String script = ". '" + SCRIPT + "'; " + env + " psflow_jvm_flags '" + root + "'; printf '%s\\n' \"${PSFLOW_JVM_FLAGS[@]}\"";
+    return run(env, "");
+  }
+
+  /** The flags psflow_jvm_flags sets for {@link #root} and a program's {@code args}, one per line. */
+  private String run(String env, String args) throws Exception {
+    String script = ". '" + SCRIPT + "'; " + env + " psflow_jvm_flags '" + root + "' " + args
+        + "; printf '%s\\n' \"${PSFLOW_JVM_FLAGS[@]}\"";
     Process p = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -47,6 +47,15 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("a ps task's JVM runs at C1 only, the flag first so that the launcher's own flags win")
+  void aPsTaskRunsAtC1Only() {
+    List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
+
+    assertThat(LocalClusterCommand.psTaskCommand(java)).containsExactly(
+        "/jdk/bin/java", "-XX:TieredStopAtLevel=1", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
+  }
+
+  @Test
   @DisplayName("every task gets --tls_dir with throw-away certificates for each task, deleted at the end")
   void tlsByDefault() {
     Result r = psflow("local-cluster", "--ps=1", "--workers=1", "echo-task");

@@ -41,4 +41,23 @@ class WithoutVectorModuleTest {
     }
     assertThat(optimizers).as(output).isEqualTo(4);
   }
+
+  /** A ps task's JVM (C1 only): the module is there, but without C2 its code would run as objects. */
+  @Test
+  void atC1OnlyTheKernelsArePlainJavaWithoutAWarning() throws Exception {
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:TieredStopAtLevel=1", "--add-modules", "jdk.incubator.vector",
+        "-cp", System.getProperty("java.class.path"), TrainWithoutVectorModule.class.getName());
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
+    String output = new String(out, StandardCharsets.UTF_8);
+    System.out.print(output);
+
+    assertThat(p.exitValue()).as(output).isZero();
+    assertThat(output).contains("vector api available = false").doesNotContain(WARNING);
+    assertThat(Pattern.compile("(\\w+): loss ([\\d.]+) -> ([\\d.]+)").matcher(output).results().count())
+        .as(output).isEqualTo(4);
+  }
 }

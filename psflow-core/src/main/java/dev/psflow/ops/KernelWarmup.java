@@ -6,6 +6,7 @@ import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Gemm;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorSupport;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -46,8 +47,10 @@ public final class KernelWarmup {
    * others share its cores while they start.
    */
   public static void start(boolean gemm, boolean adam) {
+    // Without C2 (a ps task runs at C1 only) there is nothing slow to compile ahead: C1 compiles
+    // the plain kernels within their first calls.
     if (!(gemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
-        || !STARTED.compareAndSet(false, true)) {
+        || !VectorSupport.C2_COMPILES || !STARTED.compareAndSet(false, true)) {
       return;
     }
     Thread t = new Thread(() -> run(gemm, adam), "psflow-kernel-warmup");

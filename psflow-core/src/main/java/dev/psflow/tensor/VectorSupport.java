@@ -1,5 +1,7 @@
 package dev.psflow.tensor;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -18,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * <p>Without the module psflow still works, several times slower in matrix products, and says so
  * once per JVM with one SLF4J warning when a kernel first asks.
  *
+ * <p>The Vector API pays only where HotSpot's optimizing compiler (C2) compiles the kernels: C1
+ * and the interpreter run every vector operation as an object, far slower than a plain loop. So a
+ * JVM without C2 ({@code -XX:TieredStopAtLevel=1}, as psflow starts ps tasks, or {@code -Xint})
+ * takes the plain-Java kernels even with the module present, quietly: that was asked for.
+ *
  * <p>Thread-safety: immutable.
  *
  * <pre>{@code
@@ -32,7 +39,13 @@ public final class VectorSupport {
   /** The module's name, as given to {@code --add-modules}. */
   public static final String MODULE = "jdk.incubator.vector";
 
-  /** True when {@code jdk.incubator.vector} is in the boot layer, so vector classes can link. */
+  /** Whether this JVM compiles hot code with C2: false at {@code -XX:TieredStopAtLevel} below 4 or without a JIT. */
+  public static final boolean C2_COMPILES = c2Compiles();
+
+  /**
+   * True when {@code jdk.incubator.vector} is in the boot layer, so vector classes can link, and
+   * C2 compiles them ({@link #C2_COMPILES}).
+   */
   public static final boolean AVAILABLE = detect();
 
   private VectorSupport() {}
@@ -44,6 +57,23 @@ public final class VectorSupport {
           "{} is not in this JVM: psflow's kernels run in plain Java, several times slower; "
               + "add --add-modules {} to the java command for full speed", MODULE, MODULE);
     }
-    return present;
+    return present && C2_COMPILES;
+  }
+
+  /** From HotSpot's own flags; true where they cannot be read (another JVM: assume an optimizing JIT). */
+  private static boolean c2Compiles() {
+    try {
+      HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      if (vm == null) {
+        return true;
+      }
+      if (!Boolean.parseBoolean(vm.getVMOption("UseCompiler").getValue())) {
+        return false; // -Xint
+      }
+      return !Boolean.parseBoolean(vm.getVMOption("TieredCompilation").getValue())
+          || Integer.parseInt(vm.getVMOption("TieredStopAtLevel").getValue()) >= 4;
+    } catch (RuntimeException | LinkageError e) {
+      return true;
+    }
   }
 }

@@ -46,12 +46,14 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
   }
 
   /**
-   * psflow, run as {@code bin/psflow} runs it: {@code java <bin/psflow's JVM flags> -jar psflow.jar}.
+   * psflow, run as {@code bin/psflow} runs it: {@code java <bin/psflow's JVM flags> -jar psflow.jar},
+   * a ps task with a ps task's flags ({@code psJvmFlags}: bin/jvm-flags.sh runs it at C1 only).
    * Local training is {@code psflow mnist}; a task is {@code psflow mnist-replica}, started by hand
    * as TensorFlow's are (not through local-cluster). {@code extraTaskFlags} go to every ps and worker
    * (this is the one place to change psflow's task command line, e.g. for a transport flag).
    */
-  record Psflow(String java, List<String> jvmFlags, Path jar, List<String> extraTaskFlags) implements Contender {
+  record Psflow(String java, List<String> jvmFlags, List<String> psJvmFlags, Path jar, List<String> extraTaskFlags)
+      implements Contender {
     @Override
     public String name() {
       return "psflow";
@@ -59,7 +61,7 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
 
     @Override
     public List<String> localCommand(Job job) {
-      List<String> c = jvm();
+      List<String> c = jvm(jvmFlags);
       c.add("mnist");
       c.addAll(modelFlags(job));
       return c;
@@ -67,7 +69,7 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
 
     @Override
     public List<String> taskCommand(Job job, String jobName, int index) {
-      List<String> c = jvm();
+      List<String> c = jvm(jobName.equals("ps") ? psJvmFlags : jvmFlags);
       c.add("mnist-replica");
       c.addAll(taskFlags(job, jobName, index));
       if (job.workload().syncReplicas()) {
@@ -89,10 +91,10 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
       return LogLines.lastNumber(output, LogLines.PSFLOW_LOCAL_STEPS_PER_SEC);
     }
 
-    private List<String> jvm() {
+    private List<String> jvm(List<String> flags) {
       List<String> c = new ArrayList<>();
       c.add(java);
-      c.addAll(jvmFlags);
+      c.addAll(flags);
       c.add("-jar");
       c.add(jar.toString());
       return c;

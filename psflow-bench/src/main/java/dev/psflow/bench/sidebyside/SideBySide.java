@@ -25,8 +25,9 @@ import java.util.Map;
  * accounting of the reaped process, peak RSS from {@code VmHWM}, wall time from launch to exit.
  * Progress goes to stderr, the report to stdout.
  *
- * <p>Run it through {@code bin/bench} (it sets {@code psflow.home}, {@code psflow.bench.java} and
- * {@code psflow.bench.jvm_flags}); see {@link BenchOptions#USAGE}.
+ * <p>Run it through {@code bin/bench} (it sets {@code psflow.home}, {@code psflow.bench.java},
+ * {@code psflow.bench.jvm_flags} and {@code psflow.bench.ps_jvm_flags}, a ps task's, one flag a
+ * line); see {@link BenchOptions#USAGE}.
  */
 public final class SideBySide {
   private static final List<Integer> SCALING_HIDDEN_UNITS = List.of(100, 400, 1600);
@@ -38,6 +39,7 @@ public final class SideBySide {
     BenchOptions o;
     String java;
     List<String> jvmFlags;
+    List<String> psJvmFlags;
     try {
       o = BenchOptions.parse(args, home.resolve("datasets/mnist"));
       if (o.help()) {
@@ -48,8 +50,8 @@ public final class SideBySide {
         throw new IllegalArgumentException("--data_dir=" + o.dataDir() + " is not a directory (MNIST's *-ubyte.gz files)");
       }
       java = System.getProperty("psflow.bench.java", ProcessHandle.current().info().command().orElse("java"));
-      jvmFlags = Arrays.stream(System.getProperty("psflow.bench.jvm_flags", "").split("\n"))
-          .filter(s -> !s.isBlank()).toList();
+      jvmFlags = lines(System.getProperty("psflow.bench.jvm_flags", ""));
+      psJvmFlags = lines(System.getProperty("psflow.bench.ps_jvm_flags", System.getProperty("psflow.bench.jvm_flags", "")));
     } catch (IllegalArgumentException e) {
       System.err.println("bench: " + e.getMessage());
       System.exit(2);
@@ -63,7 +65,7 @@ public final class SideBySide {
       Path jar = home.resolve("psflow-cli/target/psflow.jar");
       List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
       taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + certificates(logDir));
-      contenders.add(new Contender.Psflow(java, jvmFlags, jar, taskFlags));
+      contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, jar, taskFlags));
       if (o.tensorflow() != null) {
         contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
       }
@@ -87,6 +89,10 @@ public final class SideBySide {
    * own (psflow is measured as users run it, with mutual TLS). They name localhost and 127.0.0.1
    * whatever the port, so one set serves every job: up to 2 ps tasks and 2 workers.
    */
+  private static List<String> lines(String flags) {
+    return Arrays.stream(flags.split("\n")).filter(s -> !s.isBlank()).toList();
+  }
+
   private static Path certificates(Path logDir) {
     Path dir = logDir.resolve("certs");
     ClusterCertificates.write(ClusterSpec.fromFlags("localhost:1,localhost:2", "localhost:3,localhost:4"), dir,

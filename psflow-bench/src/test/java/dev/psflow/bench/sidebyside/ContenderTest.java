@@ -17,8 +17,8 @@ class ContenderTest {
 
   @Test
   void aPsflowTaskIsMnistReplicaWithBinPsflowsJvmFlags() {
-    Contender.Psflow p = new Contender.Psflow("java", List.of("-XX:+UseParallelGC", "-Xss2m"), Path.of("psflow.jar"),
-        List.of("--insecure"));
+    Contender.Psflow p = new Contender.Psflow("java", List.of("-XX:+UseParallelGC", "-Xss2m"),
+        List.of("-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1"), Path.of("psflow.jar"), List.of("--insecure"));
     assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).containsExactly("java", "-XX:+UseParallelGC", "-Xss2m", "-jar",
         "psflow.jar", "mnist-replica", "--job_name=worker", "--task_index=1", "--ps_hosts=127.0.0.1:1",
         "--worker_hosts=127.0.0.1:2,127.0.0.1:3", "--hidden_units=100", "--train_steps=300", "--batch_size=100",
@@ -26,7 +26,10 @@ class ContenderTest {
         "--checkpoint_root=/logs/run1", "--insecure");
     assertThat(p.taskCommand(SYNC_JOB, "ps", 0)).as("the ps writes the chief's checkpoints")
         .contains("--checkpoint_root=/logs/run1");
-    assertThat(p.localCommand(SYNC_JOB)).contains("mnist").doesNotContain("mnist-replica", "--insecure");
+    assertThat(p.taskCommand(SYNC_JOB, "ps", 0)).as("a ps task's own JVM flags")
+        .startsWith("java", "-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1", "-jar");
+    assertThat(p.localCommand(SYNC_JOB)).contains("mnist").doesNotContain("mnist-replica", "--insecure",
+        "-XX:TieredStopAtLevel=1");
   }
 
   @Test
