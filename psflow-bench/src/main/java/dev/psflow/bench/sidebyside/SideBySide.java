@@ -51,7 +51,8 @@ public final class SideBySide {
       }
       java = System.getProperty("psflow.bench.java", ProcessHandle.current().info().command().orElse("java"));
       jvmFlags = lines(System.getProperty("psflow.bench.jvm_flags", ""));
-      psJvmFlags = lines(System.getProperty("psflow.bench.ps_jvm_flags", System.getProperty("psflow.bench.jvm_flags", "")));
+      String ps = System.getProperty("psflow.bench.ps_jvm_flags");
+      psJvmFlags = ps != null ? lines(ps) : jvmFlags;
     } catch (IllegalArgumentException e) {
       System.err.println("bench: " + e.getMessage());
       System.exit(2);
@@ -84,15 +85,16 @@ public final class SideBySide {
     System.exit(0); // output reader threads of killed processes must not keep the harness alive
   }
 
+  /** One flag a line, as bin/bench passes them. */
+  private static List<String> lines(String flags) {
+    return Arrays.stream(flags.split("\n")).filter(s -> !s.isBlank()).toList();
+  }
+
   /**
    * The certificates psflow's tasks use, made once per benchmark as {@code local-cluster} makes its
    * own (psflow is measured as users run it, with mutual TLS). They name localhost and 127.0.0.1
    * whatever the port, so one set serves every job: up to 2 ps tasks and 2 workers.
    */
-  private static List<String> lines(String flags) {
-    return Arrays.stream(flags.split("\n")).filter(s -> !s.isBlank()).toList();
-  }
-
   private static Path certificates(Path logDir) {
     Path dir = logDir.resolve("certs");
     ClusterCertificates.write(ClusterSpec.fromFlags("localhost:1,localhost:2", "localhost:3,localhost:4"), dir,
