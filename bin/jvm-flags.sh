@@ -35,10 +35,19 @@
 # the same build with C2 (docs/benchmarks.md): bin/bench-embedding (4 ps tasks) 1.45x the steps/sec;
 # the plaintext async MNIST job launch to exit 0.90x, its ps's CPU 0.78x; over TLS the training time
 # the same (10 pairs), the ps's CPU 0.9x and its peak memory 173 MB against 198 MB.
+#
+# local-cluster's launcher runs at C1 only too: it makes the run's certificates, starts the tasks and
+# relays their lines, and C2 compiled it for ~1 s of CPU beside them. Its tasks' JVMs start with the
+# launcher's own flags less those it names in -Dpsflow.launcher_jvm_flags (LocalClusterCommand), so a
+# worker keeps C2. Measured (docs/benchmarks.md): the launcher's own CPU 1.76-1.99 s against
+# 2.91-3.66 s in a 2000-step job, its tasks started 0.2-0.35 s sooner.
 
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
   local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a
   shift
+  if [ "${1:-}" = local-cluster ]; then
+    role=(-XX:TieredStopAtLevel=1 -Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1)
+  fi
   for a in "$@"; do
     if [ "$a" = "--job_name=ps" ] || { [ "$prev" = "--job_name" ] && [ "$a" = ps ]; }; then
       role=(-XX:TieredStopAtLevel=1)

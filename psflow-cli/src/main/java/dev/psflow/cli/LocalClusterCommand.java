@@ -46,6 +46,8 @@ import picocli.CommandLine.Parameters;
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
   /** The flags local-cluster gives each task; the user may not give them too. */
+  /** The system property naming the launcher's JVM flags that its tasks do not get (bin/jvm-flags.sh sets it). */
+  static final String LAUNCHER_JVM_FLAGS = "psflow.launcher_jvm_flags";
   static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts",
       SecurityFlags.TLS_DIR, SecurityFlags.INSECURE, MetricsFlags.METRICS_PORT);
   private static final Pattern KILL = Pattern.compile("(ps|worker)(\\d+)@(?:(\\d+(?:\\.\\d*)?)|after:(.+))");
@@ -261,12 +263,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     List<String> c = new ArrayList<>();
     c.add(ProcessHandle.current().info().command()
         .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java"));
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      // A debugger agent would try to listen on the same port in every task.
-      if (!a.startsWith("-agentlib:jdwp") && !a.startsWith("-Xrunjdwp") && !a.startsWith("-D" + ParentWatchdog.PROPERTY + "=")) {
-        c.add(a);
-      }
-    }
+    c.addAll(taskJvmFlags(ManagementFactory.getRuntimeMXBean().getInputArguments(),
+        System.getProperty(LAUNCHER_JVM_FLAGS, "")));
     // Tasks' output is read as UTF-8, whatever the locale says.
     c.addAll(List.of("-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8"));
     c.add("-D" + ParentWatchdog.PROPERTY + "=" + ProcessHandle.current().pid());
@@ -275,6 +273,31 @@ public final class LocalClusterCommand implements Callable<Integer> {
       c.addAll(List.of("-jar", classPath));
     } else {
       c.addAll(List.of("-cp", classPath, Main.class.getName()));
+    }
+    return c;
+  }
+
+  /**
+   * The launcher's own JVM flags that its tasks start with: all of them, less a debugger agent
+   * (it would try to listen on the same port in every task), the parent-watchdog property, and the
+   * first occurrence of each flag in {@code launcherOnly} (space-separated: what bin/jvm-flags.sh
+   * gave the launcher for its role, {@code -XX:TieredStopAtLevel=1}) with the property naming them.
+   * Later occurrences are a user's own ({@code PSFLOW_JAVA_OPTS}) and stay.
+   */
+  static List<String> taskJvmFlags(List<String> launcherFlags, String launcherOnly) {
+    List<String> dropOnce = new ArrayList<>();
+    for (String f : launcherOnly.split(" ")) {
+      if (!f.isBlank()) {
+        dropOnce.add(f);
+      }
+    }
+    List<String> c = new ArrayList<>();
+    for (String a : launcherFlags) {
+      if (dropOnce.remove(a) || a.startsWith("-D" + LAUNCHER_JVM_FLAGS + "=") || a.startsWith("-agentlib:jdwp")
+          || a.startsWith("-Xrunjdwp") || a.startsWith("-D" + ParentWatchdog.PROPERTY + "=")) {
+        continue;
+      }
+      c.add(a);
     }
     return c;
   }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * bin/jvm-flags.sh passes the ahead-of-time cache only while it matches the jars: JDK 25 prints
  * "[error][aot]" lines on every JVM's output for a cache recorded from other jars. A ps task's JVM
- * runs at C1 only.
+ * and local-cluster's launcher run at C1 only.
  */
 class JvmFlagsScriptTest {
   private static final Path SCRIPT = Path.of(System.getProperty("psflow.home", "..")).resolve("bin/jvm-flags.sh");
@@ -72,8 +72,13 @@ class JvmFlagsScriptTest {
     }
     assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=worker --task_index=0"))
         .doesNotContain("TieredStopAtLevel");
-    assertThat(run("PSFLOW_JAVA_MAJOR=25", "local-cluster --ps=1 --workers=2 mnist-replica"))
-        .doesNotContain("TieredStopAtLevel");
+  }
+
+  @Test
+  void localClustersLauncherRunsAtC1OnlyAndNamesTheFlagItsTasksLeaveOut() throws Exception {
+    String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-Xmx1g", "local-cluster --ps=1 --workers=2 mnist-replica");
+    assertThat(flags).contains("-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n");
+    assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).isLessThan(flags.indexOf("-Xmx1g"));
   }
 
   private String flags(int javaMajor) throws Exception {

@@ -56,6 +56,19 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("a task gets the launcher's JVM flags less those bin/jvm-flags.sh gave the launcher alone; a user's own stay")
+  void aTaskLeavesTheLaunchersOwnC1FlagBehind() {
+    List<String> launcher = List.of("-Xss2m", "-XX:TieredStopAtLevel=1",
+        "-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1", "-agentlib:jdwp=transport=dt_socket",
+        "-Dpsflow.local_cluster.parent_pid=1", "-XX:TieredStopAtLevel=1", "-Xmx1g");
+
+    assertThat(LocalClusterCommand.taskJvmFlags(launcher, "-XX:TieredStopAtLevel=1"))
+        .containsExactly("-Xss2m", "-XX:TieredStopAtLevel=1", "-Xmx1g");
+    assertThat(LocalClusterCommand.taskJvmFlags(List.of("-Xss2m", "-XX:TieredStopAtLevel=1"), ""))
+        .as("a launcher started without bin/psflow names none").containsExactly("-Xss2m", "-XX:TieredStopAtLevel=1");
+  }
+
+  @Test
   @DisplayName("every task gets --tls_dir with throw-away certificates for each task, deleted at the end")
   void tlsByDefault() {
     Result r = psflow("local-cluster", "--ps=1", "--workers=1", "echo-task");
