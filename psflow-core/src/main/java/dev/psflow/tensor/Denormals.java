@@ -17,11 +17,14 @@ package dev.psflow.tensor;
 public final class Denormals {
   private Denormals() {}
 
+  // A zero exponent field is exactly |x| < MIN_NORMAL (zeros and subnormals); NaN and infinities keep
+  // theirs. Tested on the bits rather than with Math.abs: C1 (a ps task's only compiler) made Adam's
+  // plain loop ~10% faster so.
   public static float flush(float x) {
-    return Math.abs(x) < Float.MIN_NORMAL ? 0f : x;
+    return (Float.floatToRawIntBits(x) & 0x7f800000) == 0 ? 0f : x;
   }
 
   public static double flush(double x) {
-    return Math.abs(x) < Double.MIN_NORMAL ? 0.0 : x;
+    return (Double.doubleToRawLongBits(x) & 0x7ff0000000000000L) == 0 ? 0.0 : x;
   }
 }

@@ -129,20 +129,41 @@ public enum ApplyAdam implements OpDef {
     scalar32(w, m, v, off, g, gOff, done, len, lrT, beta1, beta2, eps, nesterov);
   }
 
-  /** Elements [from, len) one by one: the tail after the vector lanes, or all of them without the Vector API. */
+  /**
+   * Elements [from, len) one by one: the tail after the vector lanes, or all of them without the
+   * Vector API (a ps task, which runs at C1 only). Written for C1 as much as for C2: one index per
+   * element, Nesterov's choice outside the loop, and the moments read once: under C1 the MNIST
+   * hidden layer's 78,400 weights took 0.79x the time of the straightforward loop (0.66 against
+   * 0.83 ms, alternating in one JVM; with Denormals' bit test).
+   */
   static void scalar32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int from, int len, float lrT,
       float beta1, float beta2, float eps, boolean nesterov) {
     float c1 = 1 - beta1;
     float c2 = 1 - beta2;
-    for (int i = from; i < len; i++) {
-      float gi = g[gOff + i];
-      int k = off + i;
-      float mi = Denormals.flush(m[k] + (gi - m[k]) * c1);
-      float vi = Denormals.flush(v[k] + (gi * gi - v[k]) * c2);
+    int gMinusVar = gOff - off;
+    int end = off + len;
+    if (nesterov) {
+      for (int k = off + from; k < end; k++) {
+        float gi = g[k + gMinusVar];
+        float mk = m[k];
+        float vk = v[k];
+        float mi = Denormals.flush(mk + (gi - mk) * c1);
+        float vi = Denormals.flush(vk + (gi * gi - vk) * c2);
+        m[k] = mi;
+        v[k] = vi;
+        w[k] -= (gi * c1 + mi * beta1) * lrT / ((float) Math.sqrt(vi) + eps);
+      }
+      return;
+    }
+    for (int k = off + from; k < end; k++) {
+      float gi = g[k + gMinusVar];
+      float mk = m[k];
+      float vk = v[k];
+      float mi = Denormals.flush(mk + (gi - mk) * c1);
+      float vi = Denormals.flush(vk + (gi * gi - vk) * c2);
       m[k] = mi;
       v[k] = vi;
-      float step = nesterov ? gi * c1 + mi * beta1 : mi;
-      w[k] -= step * lrT / ((float) Math.sqrt(vi) + eps);
+      w[k] -= mi * lrT / ((float) Math.sqrt(vi) + eps);
     }
   }
 
