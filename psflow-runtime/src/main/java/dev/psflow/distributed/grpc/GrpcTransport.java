@@ -14,6 +14,8 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.net.BindException;
@@ -34,6 +36,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GrpcTransport implements Transport {
   static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE;
+  static final String WRITE_BUFFER_PROPERTY = "psflow.grpc.writeBufferBytes";
   /**
    * Every connection's and stream's HTTP/2 receive window, fixed. gRPC's default starts at 1 MiB and
    * tunes itself by pinging the peer as data arrives (BDP probes, up to 8 MiB): each probe and its
@@ -44,6 +47,18 @@ public final class GrpcTransport implements Transport {
    * median 3% more global steps/sec over 7 alternations (docs/benchmarks.md).
    */
   static final int FLOW_CONTROL_WINDOW = 8 << 20;
+
+  /**
+   * How many bytes a connection's socket buffer may hold before Netty calls the channel unwritable:
+   * a flow-control window's worth, writable again at half. Netty's 64 KiB default made HTTP/2 write
+   * a 318 KB tensor in rounds, each one TLS wrap, one writev and one wake-up when the socket
+   * drained; with a window's worth it goes out at once: a ps made 1.0 writev and 2.35 sends per
+   * global step instead of 7.0 and 3.5 (strace -c, async, 2 workers; docs/benchmarks.md). It holds
+   * back little memory: gRPC frames a whole message into Netty's buffers before any of it is
+   * written. {@code -Dpsflow.grpc.writeBufferBytes=0} keeps Netty's default, to measure against.
+   */
+  static final WriteBufferWaterMark WRITE_BUFFER =
+      writeBuffer(Integer.getInteger(WRITE_BUFFER_PROPERTY, FLOW_CONTROL_WINDOW));
 
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
   private final TlsConfig tls; // null: plaintext
@@ -56,6 +71,11 @@ public final class GrpcTransport implements Transport {
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
     this(null, null, null);
+  }
+
+  /** The water marks for {@code high} bytes (low at half); null for Netty's default when {@code high <= 0}. */
+  static WriteBufferWaterMark writeBuffer(int high) {
+    return high <= 0 ? null : new WriteBufferWaterMark(high / 2, high);
   }
 
   private GrpcTransport(TlsConfig tls, SslContext channelTls, TaskMetrics metrics) {
@@ -86,6 +106,9 @@ public final class GrpcTransport implements Transport {
       TlsWarmup.start(serverTls, channelTls);
     }
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
+    if (WRITE_BUFFER != null) {
+      builder.withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);
+    }
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     self = task;
     if (metrics != null) {
@@ -164,6 +187,9 @@ public final class GrpcTransport implements Transport {
       builder.usePlaintext();
     }
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
+    if (WRITE_BUFFER != null) {
+      builder.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);
+    }
     ManagedChannel c = EventLoops.apply(builder)
         .directExecutor()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
