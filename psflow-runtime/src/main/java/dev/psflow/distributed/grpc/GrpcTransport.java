@@ -14,7 +14,9 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.RecvByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.io.IOException;
@@ -37,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcTransport implements Transport {
   static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE;
   static final String WRITE_BUFFER_PROPERTY = "psflow.grpc.writeBufferBytes";
+  static final String READ_BUFFER_PROPERTY = "psflow.grpc.readBufferBytes";
   /**
    * Every connection's and stream's HTTP/2 receive window, fixed. gRPC's default starts at 1 MiB and
    * tunes itself by pinging the peer as data arrives (BDP probes, up to 8 MiB): each probe and its
@@ -60,6 +63,17 @@ public final class GrpcTransport implements Transport {
   static final WriteBufferWaterMark WRITE_BUFFER =
       writeBuffer(Integer.getInteger(WRITE_BUFFER_PROPERTY, FLOW_CONTROL_WINDOW));
 
+  /**
+   * The most one socket read takes: 1 MiB, where Netty's default stops at 64 KiB. Every read goes
+   * up the whole pipeline (TLS, HTTP/2, gRPC's deframer), so a 318 KB tensor arriving in five reads
+   * paid for that five times: with 1 MiB a ps made 3.9 reads per global step instead of 7.3, a
+   * worker 1.4 instead of 2.6 (strace -c), and the 4000-step async job took 0.91x the time and CPU
+   * (4 pairs; docs/benchmarks.md). A read's buffer is allocated at the size Netty guesses from the
+   * last reads, so the cap is kept near the tensors of a step rather than at the window.
+   * {@code -Dpsflow.grpc.readBufferBytes=0} keeps Netty's default.
+   */
+  static final RecvByteBufAllocator READ_BUFFER = readBuffer(Integer.getInteger(READ_BUFFER_PROPERTY, 1 << 20));
+
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
   private final TlsConfig tls; // null: plaintext
   private final SslContext channelTls; // null: plaintext
@@ -71,6 +85,11 @@ public final class GrpcTransport implements Transport {
   /** Plaintext: anyone who reaches the port may make any call. */
   public GrpcTransport() {
     this(null, null, null);
+  }
+
+  /** Reads sized to what arrives, from 64 bytes up to {@code max}; null for Netty's default when {@code max <= 0}. */
+  static RecvByteBufAllocator readBuffer(int max) {
+    return max <= 0 ? null : new AdaptiveRecvByteBufAllocator(64, Math.min(max, 64 << 10), max);
   }
 
   /** The water marks for {@code high} bytes (low at half); null for Netty's default when {@code high <= 0}. */
@@ -108,6 +127,9 @@ public final class GrpcTransport implements Transport {
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
       builder.withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);
+    }
+    if (READ_BUFFER != null) {
+      builder.withChildOption(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFER);
     }
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     self = task;
@@ -189,6 +211,9 @@ public final class GrpcTransport implements Transport {
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
       builder.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);
+    }
+    if (READ_BUFFER != null) {
+      builder.withOption(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFER);
     }
     ManagedChannel c = EventLoops.apply(builder)
         .directExecutor()
