@@ -39,8 +39,8 @@
 # local-cluster's launcher runs at C1 only too: it makes the run's certificates, starts the tasks and
 # relays their lines, and C2 compiled it for ~1 s of CPU beside them. Its tasks' JVMs start with the
 # launcher's own flags less those it names in -Dpsflow.launcher_jvm_flags (LocalClusterCommand), so a
-# worker keeps C2. Measured (docs/benchmarks.md): the launcher's own CPU 1.76-1.99 s against
-# 2.91-3.66 s in a 2000-step job, its tasks started 0.2-0.35 s sooner.
+# worker keeps C2. Measured (docs/benchmarks.md): the launcher's own CPU 1.97-2.28 s against
+# 3.62-4.11 s in the 2000-step main job (3 pairs), its tasks started 0.2-0.35 s sooner.
 
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
   local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a

@@ -45,9 +45,9 @@ import picocli.CommandLine.Parameters;
             + "job goes on; it then ends when the chief (worker0) ends, with the chief's exit code."},
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
-  /** The flags local-cluster gives each task; the user may not give them too. */
   /** The system property naming the launcher's JVM flags that its tasks do not get (bin/jvm-flags.sh sets it). */
   static final String LAUNCHER_JVM_FLAGS = "psflow.launcher_jvm_flags";
+  /** The flags local-cluster gives each task; the user may not give them too. */
   static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts",
       SecurityFlags.TLS_DIR, SecurityFlags.INSECURE, MetricsFlags.METRICS_PORT);
   private static final Pattern KILL = Pattern.compile("(ps|worker)(\\d+)@(?:(\\d+(?:\\.\\d*)?)|after:(.+))");
