@@ -5,8 +5,11 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
@@ -39,7 +42,7 @@ final class IdxFile {
             file + " has an implausible header: " + count + " images of " + rows + "x" + cols);
       }
       String what = count + " images of " + rows + "x" + cols;
-      return new Images(count, rows, cols, body(in, file, count * rows * cols, what));
+      return new Images(count, rows, cols, body(in, file, 16, count * rows * cols, what));
     } catch (IOException e) {
       throw readFailure(file, e);
     }
@@ -53,7 +56,7 @@ final class IdxFile {
       if (count < 0) {
         throw new DataException(file + " has an implausible header: " + count + " labels");
       }
-      return body(in, file, count, count + " labels");
+      return body(in, file, 8, count, count + " labels");
     } catch (IOException e) {
       throw readFailure(file, e);
     }
@@ -92,10 +95,29 @@ final class IdxFile {
     return ByteBuffer.wrap(h); // big-endian, as IDX is
   }
 
-  /** Reads exactly {@code length} bytes and checks that nothing follows them. */
-  private static byte[] body(InputStream in, Path file, int length, String what)
+  /**
+   * Reads exactly {@code length} bytes and checks that nothing follows them.
+   *
+   * <p>When the file's own size agrees with the header (see {@link #sizeAgrees}), the bytes go
+   * straight into one array of the final size. Otherwise they are read as {@code readNBytes(int)}
+   * does, in 16 KB pieces joined at the end, so that a header claiming more than the file holds
+   * costs no more memory than the file's real contents before it fails as truncated. That path
+   * kept the whole body alive in thousands of young pieces: reading MNIST's training images took
+   * a worker through ten young collections, each copying the pieces read so far, while the
+   * cluster's other JVMs were starting on the same cores.
+   */
+  private static byte[] body(InputStream in, Path file, int headerBytes, int length, String what)
       throws IOException {
-    byte[] body = in.readNBytes(length);
+    byte[] body;
+    if (sizeAgrees(file, headerBytes + (long) length)) {
+      body = new byte[length];
+      int n = in.readNBytes(body, 0, length);
+      if (n < length) {
+        body = Arrays.copyOf(body, n);
+      }
+    } else {
+      body = in.readNBytes(length);
+    }
     if (body.length < length) {
       throw new DataException(
           file + " is truncated: its header says " + what + " (" + length + " bytes) but only "
@@ -105,6 +127,23 @@ final class IdxFile {
       throw new DataException(file + " is longer than its header says (" + what + ")");
     }
     return body;
+  }
+
+  /**
+   * Whether {@code file} holds {@code total} bytes once uncompressed: its size for a plain file;
+   * for gzip, the size its trailer records (modulo 2^32, as gzip keeps it). A hint only: the read
+   * itself still checks the length and the CRC.
+   */
+  static boolean sizeAgrees(Path file, long total) throws IOException {
+    try (FileChannel ch = FileChannel.open(file)) {
+      long size = ch.size();
+      ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+      if (size >= 2 && ch.read(b.limit(2), 0) == 2 && (b.get(0) & 0xff) == 0x1f && (b.get(1) & 0xff) == 0x8b) {
+        b.clear();
+        return size >= 18 && ch.read(b, size - 4) == 4 && Integer.toUnsignedLong(b.getInt(0)) == (total & 0xffffffffL);
+      }
+      return size == total;
+    }
   }
 
   private static DataException readFailure(Path file, IOException e) {

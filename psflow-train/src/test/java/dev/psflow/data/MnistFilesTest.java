@@ -60,6 +60,31 @@ class MnistFilesTest {
         .hasMessageContaining("truncated");
   }
 
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void theFileSizeSaysWhetherTheBodyCanBeReadIntoOneArray(boolean gzip) throws IOException {
+    MnistFixture.writeAll(dir, gzip);
+    Path file = dir.resolve(gzip ? MnistDatasets.TRAIN_LABELS : "train-labels-idx1-ubyte");
+    long total = 8 + IdxFile.readLabels(file).length; // header and body, uncompressed
+    assertThat(IdxFile.sizeAgrees(file, total)).isTrue();
+    assertThat(IdxFile.sizeAgrees(file, total + 1)).isFalse();
+    byte[] whole = Files.readAllBytes(file);
+    Files.write(file, Arrays.copyOf(whole, whole.length - 1));
+    assertThat(IdxFile.sizeAgrees(file, total)).isFalse();
+  }
+
+  @Test
+  void aHeaderClaimingFarMoreThanTheFileHoldsFailsAsTruncated() {
+    MnistFixture.writeAll(dir, true);
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16 + 4);
+    b.putInt(IdxFile.IMAGES_MAGIC).putInt(1_000_000).putInt(28).putInt(28); // 784 MB said, 4 bytes there
+    MnistFixture.write(dir, MnistDatasets.TEST_IMAGES, true, b.array());
+    assertThatThrownBy(() -> MnistDatasets.read(dir, true, UNREACHABLE))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining(MnistDatasets.TEST_IMAGES)
+        .hasMessageContaining("truncated: its header says 1000000 images of 28x28 (784000000 bytes) but only 4 bytes follow");
+  }
+
   @Test
   void wrongMagicNumber() {
     MnistFixture.writeAll(dir, true);
