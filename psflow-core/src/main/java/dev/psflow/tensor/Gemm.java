@@ -136,8 +136,8 @@ public final class Gemm {
     if ((long) m * n * k < SMALL) {
       scalar(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     } else if (VectorSupport.AVAILABLE) {
-      GemmFloat.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
-          accumulate);
+      GemmFloat.sgemm(GemmPacking.SCRATCH.get(), transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb,
+          c, cOff, ldc, accumulate);
     } else {
       GemmPlain.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc,
           accumulate);

@@ -5,7 +5,6 @@ import static dev.psflow.tensor.GemmMicroKernel.NR;
 import static dev.psflow.tensor.GemmMicroKernel.VL;
 import static dev.psflow.tensor.GemmPacking.KC_MAX;
 import static dev.psflow.tensor.GemmPacking.NC_MAX;
-import static dev.psflow.tensor.GemmPacking.SCRATCH;
 
 /**
  * The vectorized single-precision path behind {@link Gemm#sgemm}, for products large enough to
@@ -16,10 +15,16 @@ import static dev.psflow.tensor.GemmPacking.SCRATCH;
 final class GemmFloat {
   private GemmFloat() {}
 
-  static void sgemm(boolean transA, boolean transB, int m, int n, int k,
+  /**
+   * The product with the calling thread's scratch {@code s}, which the caller looks up: a
+   * ThreadLocal lookup in here was compiled by C2 with the warm-up thread's profile of
+   * ThreadLocalMap (every lookup a hit), and the first lookup that missed on a training thread
+   * threw this method's C2 code away, twice per worker, with 0.3 s of C2 time and seconds of
+   * slower products each; a trap in the small caller costs a few milliseconds to recompile.
+   */
+  static void sgemm(GemmPacking.Scratch s, boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
-    GemmPacking.Scratch s = SCRATCH.get();
     // Balanced blocks: k = 784 becomes 4 x 196 rather than 3 x 256 + 16, so no block is so
     // short that the kernel's load and store of C dominates it.
     int kcStep = Math.ceilDiv(k, Math.ceilDiv(k, KC_MAX));
