@@ -36,24 +36,37 @@
 # the plaintext async MNIST job launch to exit 0.90x, its ps's CPU 0.78x; over TLS the training time
 # the same (10 pairs), the ps's CPU 0.9x and its peak memory 173 MB against 198 MB.
 #
+# A worker task of the replica programs (mnist-replica, in-graph-replica) runs at C1 only as well, on
+# Linux x86-64, where psflow ships OpenBLAS's natives: its matrix products go to OpenBLAS instead of
+# psflow's Vector API kernels, which are fast only once C2 has compiled them. Each worker spent about
+# half its CPU in the JIT (C2 for the kernels, and C1 twice over, profiled code then final, for
+# everything else); at C1 only it compiles everything once. Measured against the same build with C2
+# (docs/benchmarks.md): 4 alternated pairs of the 2000-step async job over TLS, each worker's CPU
+# 0.59-0.77x, launch to exit of the workers 0.66-0.86x, training 0.73-0.97x.
+#
 # local-cluster's launcher runs at C1 only too: it makes the run's certificates, starts the tasks and
 # relays their lines, and C2 compiled it for ~1 s of CPU beside them. Its tasks' JVMs start with the
 # launcher's own flags less those it names in -Dpsflow.launcher_jvm_flags (LocalClusterCommand), so a
-# worker keeps C2. Measured (docs/benchmarks.md): the launcher's own CPU 1.97-2.28 s against
-# 3.62-4.11 s in the 2000-step main job (3 pairs), its tasks started 0.2-0.35 s sooner.
+# worker keeps C2 unless it is a replica program's (above). Measured (docs/benchmarks.md): the
+# launcher's own CPU 1.97-2.28 s against 3.62-4.11 s in the 2000-step main job (3 pairs), its
+# tasks started 0.2-0.35 s sooner.
 
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
-  local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a
+  local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a job=""
   shift
   if [ "${1:-}" = local-cluster ]; then
     role=(-XX:TieredStopAtLevel=1 -Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1)
   fi
   for a in "$@"; do
-    if [ "$a" = "--job_name=ps" ] || { [ "$prev" = "--job_name" ] && [ "$a" = ps ]; }; then
-      role=(-XX:TieredStopAtLevel=1)
+    case "$a" in --job_name=*) job="${a#--job_name=}" ;; esac
+    if [ "$prev" = "--job_name" ]; then
+      job="$a"
     fi
     prev="$a"
   done
+  if [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
+    role=(-XX:TieredStopAtLevel=1)
+  fi
   if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$cache" ] && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null \
       && [ ! "$root/psflow-cli/target/psflow.jar" -nt "$cache" ] \
       && [ -z "$(find "$root/psflow-cli/target/lib" -name '*.jar' -newer "$cache" -print -quit 2>/dev/null)" ]; then
@@ -68,4 +81,13 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     '-XX:CompileCommand=CompileThresholdScaling,com/google/protobuf/*.*,0.05'
     --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED ${role[@]+"${role[@]}"}
     -Dpsflow.home="$root" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
+}
+
+# Whether a worker of program $1 runs at C1 only, its products on OpenBLAS (psflow-core's NativeBlas):
+# the replica programs, whose hot kernels are matrix products, on the platform bytedeco's natives
+# (in psflow-cli/target/lib) are for. LocalClusterCommand.nativeGemmWorker decides the same for the
+# workers local-cluster starts.
+psflow_native_gemm_worker() {
+  case "$1" in mnist-replica | in-graph-replica) ;; *) return 1 ;; esac
+  [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ]
 }

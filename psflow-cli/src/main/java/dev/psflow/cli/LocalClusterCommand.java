@@ -104,6 +104,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
     List<String> psJava = psTaskCommand(java);
+    List<String> workerJava = nativeGemmWorker(program, System.getProperty("os.name"), System.getProperty("os.arch"))
+        ? psTaskCommand(java) : java;
     Path throwAway = null;
     String security;
     if (insecure) {
@@ -118,7 +120,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     for (int i = 0; i < ps + workers; i++) {
       String job = i < ps ? "ps" : "worker";
       int index = i < ps ? i : i - ps;
-      List<String> command = new ArrayList<>(i < ps ? psJava : java);
+      List<String> command = new ArrayList<>(i < ps ? psJava : workerJava);
       command.addAll(List.of(program, "--job_name=" + job, "--task_index=" + index,
           "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts, security));
       if (metrics) {
@@ -311,6 +313,17 @@ public final class LocalClusterCommand implements Callable<Integer> {
     List<String> c = new ArrayList<>(java);
     c.add(1, "-XX:TieredStopAtLevel=1");
     return c;
+  }
+
+  /**
+   * Whether a worker of {@code program} runs at C1 only, as a ps does ({@link #psTaskCommand}), its
+   * matrix products on OpenBLAS (psflow-core's NativeBlas): the replica programs, whose hot kernels
+   * are matrix products, on Linux x86-64, the platform psflow ships OpenBLAS's natives for.
+   * bin/jvm-flags.sh decides the same for a worker started by hand (see there for why and the figures).
+   */
+  static boolean nativeGemmWorker(String program, String osName, String osArch) {
+    return (program.equals("mnist-replica") || program.equals("in-graph-replica"))
+        && "Linux".equals(osName) && ("amd64".equals(osArch) || "x86_64".equals(osArch));
   }
 
   private static boolean isPsflowJar(String classPath) {

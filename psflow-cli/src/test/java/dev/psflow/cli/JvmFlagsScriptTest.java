@@ -70,8 +70,24 @@ class JvmFlagsScriptTest {
       assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).as("before the user's PSFLOW_JAVA_OPTS, which win")
           .isLessThan(flags.indexOf("-XX:TieredStopAtLevel=4"));
     }
-    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=worker --task_index=0"))
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "embedding-replica --job_name=worker --task_index=0"))
         .doesNotContain("TieredStopAtLevel");
+  }
+
+  @Test
+  void aReplicaWorkerRunsAtC1OnlyWhereOpenBlasIsAsLocalClusterStartsOne() throws Exception {
+    boolean here = LocalClusterCommand.nativeGemmWorker("mnist-replica", System.getProperty("os.name"),
+        System.getProperty("os.arch"));
+    for (String args : new String[] {"mnist-replica --job_name=worker --task_index=0",
+        "in-graph-replica --job_name worker --task_index=1"}) {
+      String flags = run("PSFLOW_JAVA_MAJOR=25", args);
+      if (here) {
+        assertThat(flags).as(args).contains("-XX:TieredStopAtLevel=1\n");
+      } else {
+        assertThat(flags).as(args).doesNotContain("TieredStopAtLevel");
+      }
+    }
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist")).doesNotContain("TieredStopAtLevel");
   }
 
   @Test

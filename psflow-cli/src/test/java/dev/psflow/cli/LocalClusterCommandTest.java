@@ -56,6 +56,17 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("a worker of a replica program runs at C1 only on Linux x86-64, where psflow ships OpenBLAS; any other keeps C2")
+  void aReplicaWorkerRunsAtC1OnlyWhereOpenBlasIs() {
+    assertThat(LocalClusterCommand.nativeGemmWorker("mnist-replica", "Linux", "amd64")).isTrue();
+    assertThat(LocalClusterCommand.nativeGemmWorker("in-graph-replica", "Linux", "amd64")).isTrue();
+    assertThat(LocalClusterCommand.nativeGemmWorker("mnist-replica", "Linux", "aarch64")).isFalse();
+    assertThat(LocalClusterCommand.nativeGemmWorker("mnist-replica", "Mac OS X", "x86_64")).isFalse();
+    assertThat(LocalClusterCommand.nativeGemmWorker("embedding-replica", "Linux", "amd64")).isFalse();
+    assertThat(LocalClusterCommand.nativeGemmWorker("toy", "Linux", "amd64")).isFalse();
+  }
+
+  @Test
   @DisplayName("a task gets the launcher's JVM flags less those bin/jvm-flags.sh gave the launcher alone; a user's own stay")
   void aTaskLeavesTheLaunchersOwnC1FlagBehind() {
     List<String> launcher = List.of("-Xss2m", "-XX:TieredStopAtLevel=1",

@@ -4,6 +4,7 @@ import dev.psflow.exec.VariableResource;
 import dev.psflow.ops.training.ApplyAdam;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Gemm;
+import dev.psflow.tensor.NativeBlas;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import dev.psflow.tensor.VectorSupport;
@@ -47,8 +48,12 @@ public final class KernelWarmup {
    * others share its cores while they start.
    */
   public static void start(boolean gemm, boolean adam) {
-    // Without C2 (a ps task runs at C1 only) there is nothing slow to compile ahead: C1 compiles
-    // the plain kernels within their first calls.
+    // Without C2 (a ps task, a worker task: C1 only) there is nothing slow to compile ahead: C1
+    // compiles the plain kernels within their first calls, and a worker's products go to OpenBLAS,
+    // whose loading (~0.2 s) starts now, beside the task's other start-up work.
+    if (gemm && !VectorSupport.C2_COMPILES) {
+      NativeBlas.loadInBackground();
+    }
     if (!(gemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
         || !VectorSupport.C2_COMPILES || !STARTED.compareAndSet(false, true)) {
       return;

@@ -2,15 +2,19 @@ package dev.psflow.tensor;
 
 /**
  * Dense matrix multiply on row-major arrays: {@code C = op(A) * op(B)}, or {@code C += ...} when
- * {@code accumulate} is set. It is the math backend meant for MatMul and its gradients, and
- * depends on nothing but the JDK: the Vector API when the JVM has it (run with {@code --add-modules
- * jdk.incubator.vector}), plain Java otherwise (see {@link VectorSupport}).
+ * {@code accumulate} is set. It is the math backend meant for MatMul and its gradients: the Vector
+ * API when the JVM has it and C2 (run with {@code --add-modules jdk.incubator.vector}), plain Java
+ * otherwise (see {@link VectorSupport}), OpenBLAS in a JVM without C2 where its natives are.
  *
  * <p>op(A) is m x k, stored k x m when {@code transA}; op(B) is k x n, stored n x k when
  * {@code transB}; C is m x n. Each matrix starts at its offset and has a leading dimension (the
  * distance between consecutive stored rows) at least its stored width, so sub-matrices of larger
  * arrays can be used directly. Arguments that would reach outside an array fail at once with
  * {@link IllegalArgumentException}.
+ *
+ * <p>In a JVM without C2 ({@code -XX:TieredStopAtLevel=1}, as psflow starts the workers of a
+ * distributed job), products large enough to pack go to OpenBLAS instead ({@link NativeBlas}),
+ * when its natives load.
  *
  * <p>The float path follows GotoBLAS: K is cut into balanced blocks of at most 256, op(B) is
  * packed into panels of three vectors' width (48 columns on AVX-512, 24 on AVX2), each 8-row
@@ -45,6 +49,11 @@ public final class Gemm {
   /** Rows and columns of a block: whole micro-kernel strips (8 rows) and panels (three vectors). */
   private static final int ROW_GRAIN = 8;
   private static final int COLUMN_GRAIN = VectorSupport.AVAILABLE ? GemmMicroKernel.NR : 16;
+  /**
+   * Whether products large enough to pack go to OpenBLAS ({@link NativeBlas}): in a JVM without C2,
+   * where psflow's own kernels would run as C1 code, when the natives load.
+   */
+  private static final boolean NATIVE = !VectorSupport.C2_COMPILES && NativeBlas.available();
 
   private Gemm() {}
 
@@ -86,6 +95,10 @@ public final class Gemm {
       return;
     }
     long work = (long) m * n * k;
+    if (NATIVE && work >= SMALL) { // k > 0: OpenBLAS refuses a leading dimension of 0
+      NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      return;
+    }
     int parts = work < PARALLEL ? 1 : (int) Math.min(IntraOpThreads.THREADS, work / PARALLEL);
     sgemmInParts(parts, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
   }

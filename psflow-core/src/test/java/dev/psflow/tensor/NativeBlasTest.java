@@ -1,0 +1,86 @@
+package dev.psflow.tensor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.util.Random;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** OpenBLAS behind Gemm's contract: transposes, offsets, leading dimensions and accumulation. */
+class NativeBlasTest {
+  private static boolean linuxX86() {
+    return "Linux".equals(System.getProperty("os.name"))
+        && ("amd64".equals(System.getProperty("os.arch")) || "x86_64".equals(System.getProperty("os.arch")));
+  }
+
+  @Test
+  void loadsOnLinuxX86_64WherePsflowShipsItsNatives() {
+    assumeThat(linuxX86()).as("bytedeco's natives on the test class path are for Linux x86-64").isTrue();
+    assertThat(NativeBlas.available()).isTrue();
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} transA={3} transB={4} accumulate={5}")
+  @CsvSource({
+      "100, 100, 784, false, false, false",
+      "784, 100, 100, true, false, false",
+      "100, 100, 10, false, true, false",
+      "100, 10, 100, false, false, true",
+      "37, 23, 51, true, true, true",
+      "1, 1, 4096, false, false, false",
+  })
+  void computesWhatTheDefinitionSaysFromOffsetsAndLeadingDimensions(int m, int n, int k, boolean transA,
+      boolean transB, boolean accumulate) {
+    assumeThat(NativeBlas.available()).isTrue();
+    Random r = new Random(m * 31 + n * 7 + k);
+    int aRows = transA ? k : m;
+    int aCols = transA ? m : k;
+    int bRows = transB ? n : k;
+    int bCols = transB ? k : n;
+    int lda = aCols + 3; // every leading dimension wider than its matrix, and every matrix at an offset
+    int ldb = bCols + 1;
+    int ldc = n + 2;
+    int aOff = 5;
+    int bOff = 7;
+    int cOff = 3;
+    float[] a = random(r, aOff + aRows * lda);
+    float[] b = random(r, bOff + bRows * ldb);
+    float[] c = random(r, cOff + m * ldc);
+    float[] expected = c.clone();
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        double s = accumulate ? c[cOff + i * ldc + j] : 0;
+        for (int p = 0; p < k; p++) {
+          float x = transA ? a[aOff + p * lda + i] : a[aOff + i * lda + p];
+          float y = transB ? b[bOff + j * ldb + p] : b[bOff + p * ldb + j];
+          s += (double) x * y;
+        }
+        expected[cOff + i * ldc + j] = (float) s;
+      }
+    }
+
+    NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+
+    for (int i = 0; i < c.length; i++) {
+      int row = (i - cOff) / ldc;
+      int col = (i - cOff) % ldc;
+      boolean inC = i >= cOff && row < m && col < n;
+      if (inC) {
+        assertThat(c[i]).as("C[%d][%d]", row, col).isCloseTo(expected[i], Offset.offset(
+            1e-4f * (float) Math.sqrt(k) * Math.max(1f, Math.abs(expected[i]))));
+      } else {
+        assertThat(c[i]).as("outside C, index %d", i).isEqualTo(expected[i]);
+      }
+    }
+  }
+
+  private static float[] random(Random r, int size) {
+    float[] x = new float[size];
+    for (int i = 0; i < size; i++) {
+      x[i] = r.nextFloat() * 2 - 1;
+    }
+    return x;
+  }
+}
