@@ -47,12 +47,14 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
 
   /**
    * psflow, run as {@code bin/psflow} runs it: {@code java <bin/psflow's JVM flags> -jar psflow.jar},
-   * a ps task with a ps task's flags ({@code psJvmFlags}: bin/jvm-flags.sh runs it at C1 only).
+   * a ps task with a ps task's flags ({@code psJvmFlags}: bin/jvm-flags.sh runs it at C1 only), a
+   * worker with a replica worker's ({@code workerJvmFlags}: at C1 only too where psflow ships OpenBLAS).
    * Local training is {@code psflow mnist}; a task is {@code psflow mnist-replica}, started by hand
    * as TensorFlow's are (not through local-cluster). {@code extraTaskFlags} go to every ps and worker
    * (this is the one place to change psflow's task command line, e.g. for a transport flag).
    */
-  record Psflow(String java, List<String> jvmFlags, List<String> psJvmFlags, Path jar, List<String> extraTaskFlags)
+  record Psflow(String java, List<String> jvmFlags, List<String> psJvmFlags, List<String> workerJvmFlags, Path jar,
+      List<String> extraTaskFlags)
       implements Contender {
     @Override
     public String name() {
@@ -69,7 +71,7 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
 
     @Override
     public List<String> taskCommand(Job job, String jobName, int index) {
-      List<String> c = jvm(jobName.equals("ps") ? psJvmFlags : jvmFlags);
+      List<String> c = jvm(jobName.equals("ps") ? psJvmFlags : workerJvmFlags);
       c.add("mnist-replica");
       c.addAll(taskFlags(job, jobName, index));
       if (job.workload().syncReplicas()) {

@@ -26,8 +26,8 @@ import java.util.Map;
  * Progress goes to stderr, the report to stdout.
  *
  * <p>Run it through {@code bin/bench} (it sets {@code psflow.home}, {@code psflow.bench.java},
- * {@code psflow.bench.jvm_flags} and {@code psflow.bench.ps_jvm_flags}, a ps task's, one flag a
- * line); see {@link BenchOptions#USAGE}.
+ * {@code psflow.bench.jvm_flags}, {@code psflow.bench.ps_jvm_flags} (a ps task's) and {@code
+ * psflow.bench.worker_jvm_flags} (a worker's), one flag a line); see {@link BenchOptions#USAGE}.
  */
 public final class SideBySide {
   private static final List<Integer> SCALING_HIDDEN_UNITS = List.of(100, 400, 1600);
@@ -40,6 +40,7 @@ public final class SideBySide {
     String java;
     List<String> jvmFlags;
     List<String> psJvmFlags;
+    List<String> workerJvmFlags;
     try {
       o = BenchOptions.parse(args, home.resolve("datasets/mnist"));
       if (o.help()) {
@@ -53,6 +54,8 @@ public final class SideBySide {
       jvmFlags = lines(System.getProperty("psflow.bench.jvm_flags", ""));
       String ps = System.getProperty("psflow.bench.ps_jvm_flags");
       psJvmFlags = ps != null ? lines(ps) : jvmFlags;
+      String worker = System.getProperty("psflow.bench.worker_jvm_flags");
+      workerJvmFlags = worker != null ? lines(worker) : jvmFlags;
     } catch (IllegalArgumentException e) {
       System.err.println("bench: " + e.getMessage());
       System.exit(2);
@@ -66,7 +69,7 @@ public final class SideBySide {
       Path jar = home.resolve("psflow-cli/target/psflow.jar");
       List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
       taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + certificates(logDir));
-      contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, jar, taskFlags));
+      contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, workerJvmFlags, jar, taskFlags));
       if (o.tensorflow() != null) {
         contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
       }

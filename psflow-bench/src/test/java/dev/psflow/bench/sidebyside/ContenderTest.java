@@ -18,8 +18,10 @@ class ContenderTest {
   @Test
   void aPsflowTaskIsMnistReplicaWithBinPsflowsJvmFlags() {
     Contender.Psflow p = new Contender.Psflow("java", List.of("-XX:+UseParallelGC", "-Xss2m"),
-        List.of("-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1"), Path.of("psflow.jar"), List.of("--insecure"));
-    assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).containsExactly("java", "-XX:+UseParallelGC", "-Xss2m", "-jar",
+        List.of("-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1"),
+        List.of("-XX:+UseParallelGC", "-Xss2m", "-Dworker"), Path.of("psflow.jar"), List.of("--insecure"));
+    assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).as("a worker task's own JVM flags").containsExactly("java",
+        "-XX:+UseParallelGC", "-Xss2m", "-Dworker", "-jar",
         "psflow.jar", "mnist-replica", "--job_name=worker", "--task_index=1", "--ps_hosts=127.0.0.1:1",
         "--worker_hosts=127.0.0.1:2,127.0.0.1:3", "--hidden_units=100", "--train_steps=300", "--batch_size=100",
         "--learning_rate=0.01", "--data_dir=/data", "--sync_replicas", "--log_dir=/logs/run1/worker1",
