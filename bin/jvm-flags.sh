@@ -41,8 +41,8 @@
 # psflow's Vector API kernels, which are fast only once C2 has compiled them. Each worker spent about
 # half its CPU in the JIT (C2 for the kernels, and C1 twice over, profiled code then final, for
 # everything else); at C1 only it compiles everything once. Measured against the same build with C2
-# (docs/benchmarks.md): 4 alternated pairs of the 2000-step async job over TLS, each worker's CPU
-# 0.59-0.77x, launch to exit of the workers 0.66-0.86x, training 0.73-0.97x.
+# (docs/benchmarks.md): the README's job (local-cluster, 2000 steps, TLS), 5 alternated pairs, wall
+# 0.81x (0.72-0.84), CPU 0.79x (0.69-0.82), peak memory +15 MB.
 #
 # local-cluster's launcher runs at C1 only too: it makes the run's certificates, starts the tasks and
 # relays their lines, and C2 compiled it for ~1 s of CPU beside them. Its tasks' JVMs start with the

@@ -102,8 +102,8 @@ final class IdxFile {
    * straight into one array of the final size. Otherwise they are read as {@code readNBytes(int)}
    * does, in 16 KB pieces joined at the end, so that a header claiming more than the file holds
    * costs no more memory than the file's real contents before it fails as truncated. That path
-   * kept the whole body alive in thousands of young pieces: reading MNIST's training images took
-   * a worker through ten young collections, each copying the pieces read so far, while the
+   * kept the whole body alive in thousands of young pieces: reading MNIST took a worker through six
+   * more young collections (17 against 11), each copying the pieces read so far, while the
    * cluster's other JVMs were starting on the same cores.
    */
   private static byte[] body(InputStream in, Path file, int headerBytes, int length, String what)
