@@ -71,7 +71,8 @@ public final class NativeBlas {
         return true;
       } catch (LinkageError | RuntimeException e) {
         LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "
-            + "without C2 run in plain Java, many times slower; run the JVM with C2 (no -XX:TieredStopAtLevel)",
+            + "without C2 run in plain Java, many times slower; give this JVM C2 back with a later "
+            + "-XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
             System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
         return false;
       }
