@@ -1,6 +1,7 @@
 package dev.psflow.bench;
 
 import dev.psflow.bench.GemmBenchmark.Problem;
+import dev.psflow.tensor.NativeBlas;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.openblas.global.openblas_nolapack;
 
@@ -34,13 +35,9 @@ final class OpenBlasSgemm {
   }
 
   private static String load() {
-    try {
-      // One thread, as psflow's kernel: on 2 cores a second GEMM thread only fights the other process.
-      org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(1);
-      return null;
-    } catch (LinkageError | RuntimeException e) {
-      return "OpenBLAS did not load on " + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
-          + " (" + e + ")";
-    }
+    // One thread, as psflow's kernel: psflow-core loads OpenBLAS so for a worker without C2.
+    return NativeBlas.available() ? null
+        : "OpenBLAS did not load on " + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+            + " (NativeBlas's warning says why)";
   }
 }

@@ -103,9 +103,9 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
-    List<String> psJava = psTaskCommand(java);
+    List<String> psJava = c1OnlyTaskCommand(java);
     List<String> workerJava = nativeGemmWorker(program, System.getProperty("os.name"), System.getProperty("os.arch"))
-        ? psTaskCommand(java) : java;
+        ? psJava : java;
     Path throwAway = null;
     String security;
     if (insecure) {
@@ -305,18 +305,19 @@ public final class LocalClusterCommand implements Callable<Integer> {
   }
 
   /**
-   * A ps task's command: {@code java} with {@code -XX:TieredStopAtLevel=1} right after the binary, so
-   * that the launcher's own flags, a user's {@code PSFLOW_JAVA_OPTS} among them, come later and win.
-   * A ps runs at C1 only, as {@code bin/psflow} starts one (see bin/jvm-flags.sh for why).
+   * The command of a task that runs at C1 only: {@code java} with {@code -XX:TieredStopAtLevel=1}
+   * right after the binary, so that the launcher's own flags, a user's {@code PSFLOW_JAVA_OPTS}
+   * among them, come later and win. A ps runs so, and a replica program's worker
+   * ({@link #nativeGemmWorker}), as {@code bin/psflow} starts them (see bin/jvm-flags.sh for why).
    */
-  static List<String> psTaskCommand(List<String> java) {
+  static List<String> c1OnlyTaskCommand(List<String> java) {
     List<String> c = new ArrayList<>(java);
     c.add(1, "-XX:TieredStopAtLevel=1");
     return c;
   }
 
   /**
-   * Whether a worker of {@code program} runs at C1 only, as a ps does ({@link #psTaskCommand}), its
+   * Whether a worker of {@code program} runs at C1 only, as a ps does ({@link #c1OnlyTaskCommand}), its
    * matrix products on OpenBLAS (psflow-core's NativeBlas): the replica programs, whose hot kernels
    * are matrix products, on Linux x86-64, the platform psflow ships OpenBLAS's natives for.
    * bin/jvm-flags.sh decides the same for a worker started by hand (see there for why and the figures).

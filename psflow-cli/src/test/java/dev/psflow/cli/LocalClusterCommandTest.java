@@ -51,7 +51,7 @@ class LocalClusterCommandTest {
   void aPsTaskRunsAtC1Only() {
     List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
 
-    assertThat(LocalClusterCommand.psTaskCommand(java)).containsExactly(
+    assertThat(LocalClusterCommand.c1OnlyTaskCommand(java)).containsExactly(
         "/jdk/bin/java", "-XX:TieredStopAtLevel=1", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
   }
 
