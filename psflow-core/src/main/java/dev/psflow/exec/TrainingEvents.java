@@ -24,10 +24,11 @@ public interface TrainingEvents {
 
   /**
    * A sync replica's gradient, computed at {@code localStep} by {@code caller} (a task name, "" when
-   * unknown), reached an accumulator whose global step is {@code globalStep}: {@code added}, or
-   * dropped as stale.
+   * unknown), reached the accumulator named {@code accumulator}, whose global step is {@code
+   * globalStep}: {@code added}, or dropped as stale.
    */
-  default void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {}
+  default void gradientAccumulated(String caller, String accumulator, long localStep, long globalStep,
+      boolean added) {}
 
   /** A SaveV2 wrote {@code bytes} in {@code nanos}. */
   default void checkpointSaved(long bytes, long nanos) {}

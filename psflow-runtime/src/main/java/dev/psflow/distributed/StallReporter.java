@@ -3,6 +3,7 @@ package dev.psflow.distributed;
 import dev.psflow.cluster.ClusterSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -117,35 +118,41 @@ public final class StallReporter implements AutoCloseable {
   }
 
   /**
-   * The stall line for sync step {@code step}, waited on for {@code waitedMillis}: each worker's
-   * last step and when it was last heard from, by the ps tasks' account (the most recent of them).
+   * The stall line for sync step {@code step}, waited on for {@code waitedMillis}. A worker has
+   * contributed the step when every ps task holding accumulators has all its gradients for it (the
+   * lowest step they report for it); it was last heard from at the most recent of their accounts.
    */
   static String describe(long step, long waitedMillis, List<String> workers, List<WorkerClient.WorkerStatus> ps) {
-    Map<String, long[]> seen = new TreeMap<>(); // task → {last step, ms ago}
+    Map<String, long[]> seen = new LinkedHashMap<>(); // worker → {step all its gradients reached, ms since heard}
+    for (String w : workers) {
+      seen.put(w, new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
+    }
     for (WorkerClient.WorkerStatus s : ps) {
-      for (WorkerClient.ReplicaSeen r : s.replicas()) {
-        long ago = Math.max(0, s.nowMillis() - r.lastHeardMillis());
-        long[] known = seen.get(r.task());
-        if (known == null || ago < known[1]) {
-          seen.put(r.task(), new long[] {Math.max(r.lastStep(), known == null ? -1 : known[0]), ago});
-        } else {
-          known[0] = Math.max(known[0], r.lastStep());
+      boolean gathers = !s.accumulators().isEmpty();
+      Map<String, WorkerClient.ReplicaSeen> replicas = new TreeMap<>();
+      s.replicas().forEach(r -> replicas.put(r.task(), r));
+      seen.forEach((w, known) -> {
+        WorkerClient.ReplicaSeen r = replicas.get(w);
+        if (gathers) {
+          known[0] = Math.min(known[0], r == null ? -1 : r.lastStep());
         }
-      }
+        if (r != null) {
+          known[1] = Math.min(known[1], Math.max(0, s.nowMillis() - r.lastHeardMillis()));
+        }
+      });
     }
     List<String> contributed = new ArrayList<>();
     List<String> waiting = new ArrayList<>();
-    for (String w : workers) {
-      long[] k = seen.get(w);
-      if (k != null && k[0] >= step) {
+    seen.forEach((w, k) -> {
+      if (k[0] != Long.MAX_VALUE && k[0] >= step) {
         contributed.add(w);
-      } else if (k == null) {
+      } else if (k[1] == Long.MAX_VALUE) {
         waiting.add(w + " (never heard from)");
       } else {
         waiting.add(String.format(Locale.ROOT, "%s (last heard %.1f s ago, at step %s)", w, k[1] / 1000.0,
-            k[0] < 0 ? "none" : Long.toString(k[0])));
+            k[0] < 0 || k[0] == Long.MAX_VALUE ? "none" : Long.toString(k[0])));
       }
-    }
+    });
     return String.format(Locale.ROOT, "sync step %d has waited %.1f s: contributed: %s; waiting for: %s", step,
         waitedMillis / 1000.0, contributed.isEmpty() ? "none" : String.join(", ", contributed),
         waiting.isEmpty() ? "none (the chief's queue runner has yet to take the step)" : String.join(", ", waiting));

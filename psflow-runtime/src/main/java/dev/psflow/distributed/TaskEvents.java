@@ -32,11 +32,12 @@ final class TaskEvents implements TrainingEvents {
   }
 
   @Override
-  public void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {
-    activity.stepSeen(caller, localStep);
+  public void gradientAccumulated(String caller, String accumulator, long localStep, long globalStep,
+      boolean added) {
+    activity.stepSeen(caller, accumulator, localStep);
     TaskMetrics m = metrics;
     if (m != null) {
-      m.gradientAccumulated(caller, localStep, globalStep, added);
+      m.gradientAccumulated(caller, accumulator, localStep, globalStep, added);
     }
   }
 

@@ -153,7 +153,8 @@ public final class TaskMetrics implements TrainingEvents {
   }
 
   @Override
-  public void gradientAccumulated(String caller, long localStep, long globalStep, boolean added) {
+  public void gradientAccumulated(String caller, String accumulator, long localStep, long globalStep,
+      boolean added) {
     accumulatorStaleness.observe(Math.max(0, globalStep - localStep));
     (added ? accumulated : dropped).inc();
   }

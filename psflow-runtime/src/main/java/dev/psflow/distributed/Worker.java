@@ -127,11 +127,14 @@ public final class Worker implements AutoCloseable {
     Map<String, Integer> queues = new TreeMap<>();
     device.resources().forEach(FifoQueue.class, (name, q) -> queues.put(name, q.size()));
     List<WorkerClient.AccumulatorInfo> accumulators = new ArrayList<>();
-    device.resources().forEach(Accumulator.class, (name, a) -> accumulators.add(
-        new WorkerClient.AccumulatorInfo(name, a.numAccumulated(), a.globalStep(), a.numDropped())));
+    List<String> accumulatorNames = new ArrayList<>(); // as the accumulators name themselves to TrainingEvents
+    device.resources().forEach(Accumulator.class, (name, a) -> {
+      accumulators.add(new WorkerClient.AccumulatorInfo(name, a.numAccumulated(), a.globalStep(), a.numDropped()));
+      accumulatorNames.add(a.name());
+    });
     accumulators.sort((a, b) -> a.name().compareTo(b.name()));
     return new WorkerClient.WorkerStatus(task, List.of(device.name()), incarnation, device.globalStep(), steps.size(),
-        queues, accumulators, activity.snapshot(), System.currentTimeMillis());
+        queues, accumulators, activity.snapshot(accumulatorNames), System.currentTimeMillis());
   }
 
   /**

@@ -29,13 +29,22 @@ class StallReporterTest {
   }
 
   @Test
-  void withSeveralPsTasksTheMostRecentNewsOfEachWorkerCounts() {
+  void withSeveralPsTasksAWorkerHasContributedOnlyWhenEveryPsHasItsGradientsAndWasLastHeardAtTheMostRecentNews() {
     long now = 5_000;
-    var ps0 = ps(7, now, new WorkerClient.ReplicaSeen(W0, 6, now - 4_000));
-    var ps1 = ps(8, now, new WorkerClient.ReplicaSeen(W0, 7, now - 1_000));
+    var ps0 = ps(7, now, new WorkerClient.ReplicaSeen(W0, 6, now - 4_000), new WorkerClient.ReplicaSeen(W1, 7, now - 500));
+    var ps1 = ps(8, now, new WorkerClient.ReplicaSeen(W0, 7, now - 1_000), new WorkerClient.ReplicaSeen(W1, 7, now - 300));
     assertThat(StallReporter.syncStep(List.of(ps0, ps1))).isEqualTo(7);
-    assertThat(StallReporter.describe(7, 4_000, List.of(W0, W1), List.of(ps0, ps1)))
-        .startsWith("sync step 7 has waited 4.0 s: contributed: " + W0 + "; waiting for: " + W1);
+    assertThat(StallReporter.describe(7, 4_000, List.of(W0, W1), List.of(ps0, ps1))).isEqualTo(
+        "sync step 7 has waited 4.0 s: contributed: " + W1 + "; waiting for: " + W0 + " (last heard 1.0 s ago, at step 6)");
+  }
+
+  @Test
+  void aPsTaskThatHasNeverHeardOfAWorkerHasNoneOfItsGradients() {
+    long now = 5_000;
+    var ps0 = ps(7, now, new WorkerClient.ReplicaSeen(W0, 7, now - 100), new WorkerClient.ReplicaSeen(W1, 7, now - 100));
+    var ps1 = ps(7, now, new WorkerClient.ReplicaSeen(W0, 7, now - 100));
+    assertThat(StallReporter.describe(7, 4_000, List.of(W0, W1), List.of(ps0, ps1))).isEqualTo(
+        "sync step 7 has waited 4.0 s: contributed: " + W0 + "; waiting for: " + W1 + " (last heard 0.1 s ago, at step none)");
   }
 
   @Test

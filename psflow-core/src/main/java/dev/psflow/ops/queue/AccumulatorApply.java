@@ -69,7 +69,7 @@ public enum AccumulatorApply implements OpDef {
     long localStep = QueueChecks.scalar(ctx.input(1), "local_step");
     long globalStep = acc.globalStep();
     boolean added = acc.apply(localStep, gradient);
-    ctx.device().events().gradientAccumulated(ctx.step().caller(), localStep, globalStep, added);
+    ctx.device().events().gradientAccumulated(ctx.step().caller(), acc.name(), localStep, globalStep, added);
   }
 
   @Override
