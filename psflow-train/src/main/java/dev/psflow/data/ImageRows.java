@@ -1,6 +1,7 @@
 package dev.psflow.data;
 
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.UnsignedBytes;
 
 /**
  * Where a {@link DataSet} keeps its images: either as the floats it was given, or as the file's
@@ -67,10 +68,7 @@ sealed interface ImageRows {
 
     @Override
     public void copyRow(int row, float[] dst, int offset) {
-      int src = first + row * features;
-      for (int j = 0; j < features; j++) {
-        dst[offset + j] = (pixels[src + j] & 0xff) * scale;
-      }
+      UnsignedBytes.toScaledFloats(pixels, first + row * features, dst, offset, features, scale);
     }
 
     /** Computed on each call (a test set's evaluation needs it once); not cached, to stay small. */

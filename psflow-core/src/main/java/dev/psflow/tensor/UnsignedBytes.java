@@ -1,0 +1,50 @@
+package dev.psflow.tensor;
+
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Unsigned bytes (image pixels) to floats: {@code dst[i] = (src[i] & 0xff) * scale}, the
+ * conversion TensorFlow's {@code input_data} does for MNIST. A batch of 100 images converts
+ * 78,400 pixels each step of local training; C2 leaves the plain loop scalar (it does not widen
+ * bytes to floats in vectors), which was ~6% of a local step's CPU. Stateless, so thread-safe.
+ */
+public final class UnsignedBytes {
+  private UnsignedBytes() {}
+
+  /** Writes {@code (src[srcOff + i] & 0xff) * scale} to {@code dst[dstOff + i]} for i in [0, n). */
+  public static void toScaledFloats(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale) {
+    int done = VectorSupport.AVAILABLE ? Vectorized.toScaledFloats(src, srcOff, dst, dstOff, n, scale) : 0;
+    for (int i = done; i < n; i++) {
+      dst[dstOff + i] = (src[srcOff + i] & 0xff) * scale;
+    }
+  }
+
+  /** The lanes: a class of its own because it links the Vector API (see {@link VectorSupport#AVAILABLE}). */
+  private static final class Vectorized {
+    // 8 lanes: 8 bytes widen to 8 ints and 8 floats in 256 bits (AVX2; AVX-512 runs them as well). A
+    // machine with narrower vectors keeps the plain loop: 4 bytes are no vector shape.
+    private static final boolean WIDE_ENOUGH = FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
+    private static final VectorSpecies<Byte> B = ByteVector.SPECIES_64;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+
+    /** Converts elements [0, F.loopBound(n)) and returns that bound (0 without 256-bit vectors). */
+    static int toScaledFloats(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale) {
+      if (!WIDE_ENOUGH) {
+        return 0;
+      }
+      int i = 0;
+      for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+        FloatVector f = (FloatVector) ByteVector.fromArray(B, src, srcOff + i)
+            .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0)
+            .convertShape(VectorOperators.I2F, F, 0);
+        f.mul(scale).intoArray(dst, dstOff + i);
+      }
+      return i;
+    }
+  }
+}
