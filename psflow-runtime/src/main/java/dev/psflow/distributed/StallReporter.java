@@ -18,8 +18,8 @@ import java.util.function.Function;
 /**
  * Who is missing: the sync chief's watch on its steps. Every second it asks each ps task for its
  * status (GetStatus); when the accumulators' global step (the sync step being gathered) has not
- * moved for longer than the threshold, it logs ONE line for that step: the replicas whose gradient
- * for it arrived, the ones it still waits for, and when each was last heard from, e.g.
+ * moved for longer than the threshold, it logs ONE line for that step: the replicas all of whose
+ * gradients for it arrived, the ones it still waits for, and when each was last heard from, e.g.
  *
  * <pre>
  * sync step 412 has waited 31.0 s: contributed: /job:worker/replica:0/task:0, /job:worker/replica:0/task:2;
