@@ -9,8 +9,9 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Unsigned bytes (image pixels) to floats: {@code dst[i] = (src[i] & 0xff) * scale}, the
  * conversion TensorFlow's {@code input_data} does for MNIST. A batch of 100 images converts
- * 78,400 pixels each step of local training; C2 leaves the plain loop scalar (it does not widen
- * bytes to floats in vectors), which was ~6% of a local step's CPU. Stateless, so thread-safe.
+ * 78,400 pixels each step; C2 leaves the plain loop scalar (it does not widen bytes to floats in
+ * vectors), which was ~6% of a local step's CPU, and at C1 the batch was ~4% of a replica worker's.
+ * Stateless, so thread-safe.
  */
 public final class UnsignedBytes {
   private UnsignedBytes() {}
@@ -18,7 +19,36 @@ public final class UnsignedBytes {
   /** Writes {@code (src[srcOff + i] & 0xff) * scale} to {@code dst[dstOff + i]} for i in [0, n). */
   public static void toScaledFloats(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale) {
     int done = VectorSupport.AVAILABLE ? Vectorized.toScaledFloats(src, srcOff, dst, dstOff, n, scale) : 0;
-    for (int i = done; i < n; i++) {
+    plain(src, srcOff, dst, dstOff, done, n, scale);
+  }
+
+  /** Elements [from, n) without vectors: the tail after the lanes, or all of them at C1. */
+  static void plain(byte[] src, int srcOff, float[] dst, int dstOff, int from, int n, float scale) {
+    int i = from;
+    // Eight at a time, all eight read before any is written: what C1 (a replica worker's only
+    // compiler) runs fastest, 0.55x the time of the plain loop for a batch (95 against 173 µs); the
+    // same loop with each store beside its load was no faster than the plain one.
+    for (; i + 7 < n; i += 8) {
+      int s = srcOff + i;
+      float x0 = (src[s] & 0xff) * scale;
+      float x1 = (src[s + 1] & 0xff) * scale;
+      float x2 = (src[s + 2] & 0xff) * scale;
+      float x3 = (src[s + 3] & 0xff) * scale;
+      float x4 = (src[s + 4] & 0xff) * scale;
+      float x5 = (src[s + 5] & 0xff) * scale;
+      float x6 = (src[s + 6] & 0xff) * scale;
+      float x7 = (src[s + 7] & 0xff) * scale;
+      int d = dstOff + i;
+      dst[d] = x0;
+      dst[d + 1] = x1;
+      dst[d + 2] = x2;
+      dst[d + 3] = x3;
+      dst[d + 4] = x4;
+      dst[d + 5] = x5;
+      dst[d + 6] = x6;
+      dst[d + 7] = x7;
+    }
+    for (; i < n; i++) {
       dst[dstOff + i] = (src[srcOff + i] & 0xff) * scale;
     }
   }

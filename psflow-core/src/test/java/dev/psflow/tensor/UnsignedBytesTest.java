@@ -33,10 +33,17 @@ class UnsignedBytesTest {
       float[] dst = new float[dstOff + n + 3];
       java.util.Arrays.fill(dst, -1f);
       UnsignedBytes.toScaledFloats(src, srcOff, dst, dstOff, n, 0.5f);
-      for (int i = 0; i < dst.length; i++) {
-        float expected = i >= dstOff && i < dstOff + n ? (src[srcOff + i - dstOff] & 0xff) * 0.5f : -1f;
-        assertThat(dst[i]).as("n=%d, dst[%d]", n, i).isEqualTo(expected);
-      }
+      assertWroteOnlyTheRange(src, srcOff, dst, dstOff, n, "toScaledFloats");
+      java.util.Arrays.fill(dst, -1f);
+      UnsignedBytes.plain(src, srcOff, dst, dstOff, 0, n, 0.5f); // the path a JVM without C2 takes
+      assertWroteOnlyTheRange(src, srcOff, dst, dstOff, n, "plain");
+    }
+  }
+
+  private static void assertWroteOnlyTheRange(byte[] src, int srcOff, float[] dst, int dstOff, int n, String path) {
+    for (int i = 0; i < dst.length; i++) {
+      float expected = i >= dstOff && i < dstOff + n ? (src[srcOff + i - dstOff] & 0xff) * 0.5f : -1f;
+      assertThat(dst[i]).as("%s, n=%d, dst[%d]", path, n, i).isEqualTo(expected);
     }
   }
 }
