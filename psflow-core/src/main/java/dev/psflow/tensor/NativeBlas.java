@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 /**
  * OpenBLAS's single-precision GEMM, for a JVM that runs without C2: bytedeco's build from Maven
  * Central ({@code org.bytedeco:openblas}, natives for Linux x86-64 in its {@code linux-x86_64}
- * jar), called through JavaCPP's JNI binding on one thread.
+ * jar), loaded through JavaCPP and called on one thread: through the Foreign Function API on the
+ * arrays themselves where the JDK allows it ({@link HeapSgemm}), else through JavaCPP's JNI binding.
  *
  * <p>Why: psflow's own GEMM is Vector API code, as fast as OpenBLAS here once C2 has compiled it
  * and a hundred times slower before. A worker of a distributed job spent about half its CPU
@@ -51,6 +52,17 @@ public final class NativeBlas {
   static void sgemm(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
+    if (HeapSgemm.available()) {
+      HeapSgemm.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    } else {
+      sgemmThroughJni(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    }
+  }
+
+  /** {@link #sgemm} through JavaCPP's binding, where {@link HeapSgemm} is not linked (a JDK before 22). */
+  static void sgemmThroughJni(boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
+      float[] c, int cOff, int ldc, boolean accumulate) {
     // JavaCPP passes a heap buffer's array from its offset; JNI copies each array in and back
     // (Get/ReleaseFloatArrayElements), ~17% of the products' time in a worker's profile.
     openblas_nolapack.cblas_sgemm(openblas_nolapack.CblasRowMajor,
@@ -68,6 +80,7 @@ public final class NativeBlas {
     private static boolean load() {
       try {
         org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(1);
+        HeapSgemm.available(); // links the downcall here, off the first product's path when loading in the background
         return true;
       } catch (LinkageError | RuntimeException e) {
         LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** OpenBLAS behind Gemm's contract: transposes, offsets, leading dimensions and accumulation. */
+/**
+ * OpenBLAS behind Gemm's contract: transposes, offsets, leading dimensions and accumulation, on both
+ * of its paths (the Foreign Function API on the arrays themselves, and JavaCPP's JNI binding).
+ */
 class NativeBlasTest {
   private static boolean linuxX86() {
     return "Linux".equals(System.getProperty("os.name"))
@@ -22,18 +25,31 @@ class NativeBlasTest {
     assertThat(NativeBlas.available()).isTrue();
   }
 
-  @ParameterizedTest(name = "{0}x{1}x{2} transA={3} transB={4} accumulate={5}")
+  @Test
+  void callsOpenBlasOnTheArraysThemselvesOnAJdkWithCriticalDowncalls() {
+    assumeThat(linuxX86()).as("bytedeco's natives on the test class path are for Linux x86-64").isTrue();
+    assumeThat(Runtime.version().feature()).as("Linker.Option.critical is JDK 22's").isGreaterThanOrEqualTo(22);
+    assertThat(NativeBlas.available()).isTrue();
+    assertThat(HeapSgemm.available()).as("the tests run with --enable-native-access=ALL-UNNAMED").isTrue();
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} transA={3} transB={4} accumulate={5} through {6}")
   @CsvSource({
-      "100, 100, 784, false, false, false",
-      "784, 100, 100, true, false, false",
-      "100, 100, 10, false, true, false",
-      "100, 10, 100, false, false, true",
-      "37, 23, 51, true, true, true",
-      "1, 1, 4096, false, false, false",
+      "100, 100, 784, false, false, false, FFM",
+      "784, 100, 100, true, false, false, FFM",
+      "100, 100, 10, false, true, false, FFM",
+      "100, 10, 100, false, false, true, FFM",
+      "37, 23, 51, true, true, true, FFM",
+      "1, 1, 4096, false, false, false, FFM",
+      "100, 100, 784, false, false, false, JNI",
+      "784, 100, 100, true, false, false, JNI",
+      "37, 23, 51, true, true, true, JNI",
+      "1, 1, 4096, false, false, false, JNI",
   })
   void computesWhatTheDefinitionSaysFromOffsetsAndLeadingDimensions(int m, int n, int k, boolean transA,
-      boolean transB, boolean accumulate) {
+      boolean transB, boolean accumulate, String path) {
     assumeThat(NativeBlas.available()).isTrue();
+    assumeThat(path.equals("JNI") || HeapSgemm.available()).as("the FFM path needs JDK 22").isTrue();
     Random r = new Random(m * 31 + n * 7 + k);
     int aRows = transA ? k : m;
     int aCols = transA ? m : k;
@@ -61,7 +77,11 @@ class NativeBlasTest {
       }
     }
 
-    NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    if (path.equals("FFM")) {
+      HeapSgemm.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    } else {
+      NativeBlas.sgemmThroughJni(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    }
 
     for (int i = 0; i < c.length; i++) {
       int row = (i - cOff) / ldc;

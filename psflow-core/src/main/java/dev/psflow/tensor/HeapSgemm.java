@@ -1,0 +1,132 @@
+package dev.psflow.tensor;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Array;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OpenBLAS's {@code cblas_sgemm} called through the Foreign Function API on the operands' own
+ * heap arrays: a critical downcall that may read and write the Java heap
+ * ({@code Linker.Option.critical(true)}, JDK 22 and later), so nothing is copied on the way in or
+ * out.
+ *
+ * <p>Why: JavaCPP's JNI binding ({@link NativeBlas}'s other path) copies each array into native
+ * memory before the call and C back after it (Get/ReleaseFloatArrayElements), a fresh malloc of
+ * up to 313 KB per operand per product. In a replica worker's profile those copies were 17% of
+ * the products' time (3.4% of the worker's CPU); at C1 only, worker-shaped products
+ * ([100,784]x[784,100] and its gradient [784,100]^T x [100,100]) took 1,170 µs a pair through JNI
+ * against 500 µs through this call.
+ *
+ * <p>The project compiles for Java 21, where {@code java.lang.foreign} is a preview API, so the
+ * downcall handle is built reflectively and adapted to plain arrays and offsets: callers see one
+ * {@code (int..., float[] a, int aOff, int lda, ...)} handle, called with {@code invokeExact}.
+ * Missing on a JDK before 22, where native access is not enabled for this code (it would only
+ * print the JDK's restricted-method warning), or where the symbol is not loaded;
+ * {@link NativeBlas} then takes JavaCPP's path.
+ *
+ * <p>A critical downcall holds off safepoints while it runs, as JNI's critical array access does:
+ * a garbage collection waits for the product in flight (a few hundred microseconds here).
+ */
+final class HeapSgemm {
+  // cblas's enums, as in cblas.h
+  private static final int ROW_MAJOR = 101;
+  private static final int NO_TRANS = 111;
+  private static final int TRANS = 112;
+
+  /**
+   * {@code (int order, int transA, int transB, int m, int n, int k, float alpha, float[] a, int aOff,
+   * int lda, float[] b, int bOff, int ldb, float beta, float[] c, int cOff, int ldc) void}, or null.
+   */
+  private static final MethodHandle SGEMM = link();
+
+  private HeapSgemm() {}
+
+  /** Whether the downcall is linked; only after {@link NativeBlas#available()} has loaded OpenBLAS. */
+  static boolean available() {
+    return SGEMM != null;
+  }
+
+  /** {@link NativeBlas#sgemm}'s contract; only when {@link #available()}. */
+  static void sgemm(boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
+      float[] c, int cOff, int ldc, boolean accumulate) {
+    try {
+      SGEMM.invokeExact(ROW_MAJOR, transA ? TRANS : NO_TRANS, transB ? TRANS : NO_TRANS, m, n, k,
+          1f, a, aOff, lda, b, bOff, ldb, accumulate ? 1f : 0f, c, cOff, ldc);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("cblas_sgemm through the Foreign Function API", t);
+    }
+  }
+
+  /** Byte offset of float element {@code index}; adapts an array offset to a segment slice. */
+  private static long floatBytes(int index) {
+    return index * (long) Float.BYTES;
+  }
+
+  private static MethodHandle link() {
+    if (!Boolean.parseBoolean(System.getProperty("psflow.blas.ffm", "true"))) {
+      return null;
+    }
+    try {
+      Object enabled = Module.class.getMethod("isNativeAccessEnabled").invoke(HeapSgemm.class.getModule());
+      if (!Boolean.TRUE.equals(enabled)) {
+        return null;
+      }
+      ClassLoader jdk = ClassLoader.getPlatformClassLoader();
+      Class<?> linkerClass = Class.forName("java.lang.foreign.Linker", false, jdk);
+      Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option", false, jdk);
+      Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup", false, jdk);
+      Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment", false, jdk);
+      Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout", false, jdk);
+      Class<?> valueLayoutClass = Class.forName("java.lang.foreign.ValueLayout", false, jdk);
+      Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor", false, jdk);
+
+      // loaderLookup sees the libraries this class's loader loaded: JavaCPP's System.load of OpenBLAS
+      Object lookup = lookupClass.getMethod("loaderLookup").invoke(null);
+      Optional<?> symbol = (Optional<?>) lookupClass.getMethod("find", String.class).invoke(lookup, "cblas_sgemm");
+      if (symbol.isEmpty()) {
+        return null;
+      }
+      Object i = valueLayoutClass.getField("JAVA_INT").get(null);
+      Object f = valueLayoutClass.getField("JAVA_FLOAT").get(null);
+      Object p = valueLayoutClass.getField("ADDRESS").get(null);
+      Object layouts = Array.newInstance(layoutClass, 14);
+      Object[] order = {i, i, i, i, i, i, f, p, i, p, i, f, p, i};
+      for (int x = 0; x < order.length; x++) {
+        Array.set(layouts, x, order[x]);
+      }
+      Object descriptor = descriptorClass.getMethod("ofVoid", layouts.getClass()).invoke(null, layouts);
+      Object options = Array.newInstance(optionClass, 1);
+      Array.set(options, 0, optionClass.getMethod("critical", boolean.class).invoke(null, true));
+      Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
+      MethodHandle raw = (MethodHandle) linkerClass
+          .getMethod("downcallHandle", segmentClass, descriptorClass, options.getClass())
+          .invoke(linker, symbol.get(), descriptor, options);
+
+      // (float[] array, int offset) -> MemorySegment.ofArray(array).asSlice(offset * 4L)
+      MethodHandles.Lookup here = MethodHandles.lookup();
+      MethodHandle ofArray = here.findStatic(segmentClass, "ofArray", MethodType.methodType(segmentClass, float[].class));
+      MethodHandle asSlice = here.findVirtual(segmentClass, "asSlice", MethodType.methodType(segmentClass, long.class));
+      MethodHandle bytes = here.findStatic(HeapSgemm.class, "floatBytes", MethodType.methodType(long.class, int.class));
+      MethodHandle segment = MethodHandles.filterArguments(MethodHandles.filterArguments(asSlice, 0, ofArray), 1, bytes);
+
+      // each pointer parameter (at 7, then 10, then 14 as the earlier ones widen to two) becomes (float[], int)
+      MethodHandle h = MethodHandles.collectArguments(raw, 7, segment);
+      h = MethodHandles.collectArguments(h, 10, segment);
+      h = MethodHandles.collectArguments(h, 14, segment);
+      return h.asType(MethodType.methodType(void.class, int.class, int.class, int.class, int.class, int.class,
+          int.class, float.class, float[].class, int.class, int.class, float[].class, int.class, int.class,
+          float.class, float[].class, int.class, int.class));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      // a JDK before 22 (no critical option, no isNativeAccessEnabled): JavaCPP's path serves
+      LoggerFactory.getLogger(HeapSgemm.class).debug("cblas_sgemm through the Foreign Function API not linked: {}",
+          e.toString());
+      return null;
+    }
+  }
+}
