@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * against 500 µs through this call.
  *
  * <p>The project compiles for Java 21, where {@code java.lang.foreign} is a preview API, so the
- * downcall handle is built reflectively and adapted to plain arrays and offsets: callers see one
- * {@code (int..., float[] a, int aOff, int lda, ...)} handle, called with {@code invokeExact}.
+ * downcall handle is built reflectively, its segments typed as Object, and called with
+ * {@code invokeExact} on segments that {@code MemorySegment.ofArray} makes of the arrays.
  * Missing on a JDK before 22, where native access is not enabled for this code (it would only
  * print the JDK's restricted-method warning), or where the symbol is not loaded;
  * {@link NativeBlas} then takes JavaCPP's path.
@@ -37,10 +37,21 @@ final class HeapSgemm {
   private static final int TRANS = 112;
 
   /**
-   * {@code (int order, int transA, int transB, int m, int n, int k, float alpha, float[] a, int aOff,
-   * int lda, float[] b, int bOff, int ldb, float beta, float[] c, int cOff, int ldc) void}, or null.
+   * {@code (int order, int transA, int transB, int m, int n, int k, float alpha, Object a, int lda,
+   * Object b, int ldb, float beta, Object c, int ldc) void}, each Object a heap segment; or null.
    */
-  private static final MethodHandle SGEMM = link();
+  private static final MethodHandle SGEMM;
+  /** {@code MemorySegment.ofArray(float[])}, as {@code (float[]) Object}. */
+  private static final MethodHandle OF_ARRAY;
+  /** {@code MemorySegment.asSlice(long)}, as {@code (Object, long) Object}. */
+  private static final MethodHandle AS_SLICE;
+
+  static {
+    MethodHandle[] handles = link();
+    SGEMM = handles == null ? null : handles[0];
+    OF_ARRAY = handles == null ? null : handles[1];
+    AS_SLICE = handles == null ? null : handles[2];
+  }
 
   private HeapSgemm() {}
 
@@ -55,7 +66,7 @@ final class HeapSgemm {
       float[] c, int cOff, int ldc, boolean accumulate) {
     try {
       SGEMM.invokeExact(ROW_MAJOR, transA ? TRANS : NO_TRANS, transB ? TRANS : NO_TRANS, m, n, k,
-          1f, a, aOff, lda, b, bOff, ldb, accumulate ? 1f : 0f, c, cOff, ldc);
+          1f, segment(a, aOff), lda, segment(b, bOff), ldb, accumulate ? 1f : 0f, segment(c, cOff), ldc);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -63,12 +74,13 @@ final class HeapSgemm {
     }
   }
 
-  /** Byte offset of float element {@code index}; adapts an array offset to a segment slice. */
-  private static long floatBytes(int index) {
-    return index * (long) Float.BYTES;
+  private static Object segment(float[] array, int offset) throws Throwable {
+    Object whole = (Object) OF_ARRAY.invokeExact(array);
+    return offset == 0 ? whole : (Object) AS_SLICE.invokeExact(whole, offset * (long) Float.BYTES);
   }
 
-  private static MethodHandle link() {
+  /** The downcall, ofArray and asSlice, adapted to types Java 21 can name; null where they cannot be linked. */
+  private static MethodHandle[] link() {
     if (!Boolean.parseBoolean(System.getProperty("psflow.blas.ffm", "true"))) {
       return null;
     }
@@ -108,20 +120,16 @@ final class HeapSgemm {
           .getMethod("downcallHandle", segmentClass, descriptorClass, options.getClass())
           .invoke(linker, symbol.get(), descriptor, options);
 
-      // (float[] array, int offset) -> MemorySegment.ofArray(array).asSlice(offset * 4L)
+      // only asType: combinators (collectArguments) spun ~40 ms more of lambda forms at start-up
       MethodHandles.Lookup here = MethodHandles.lookup();
-      MethodHandle ofArray = here.findStatic(segmentClass, "ofArray", MethodType.methodType(segmentClass, float[].class));
-      MethodHandle asSlice = here.findVirtual(segmentClass, "asSlice", MethodType.methodType(segmentClass, long.class));
-      MethodHandle bytes = here.findStatic(HeapSgemm.class, "floatBytes", MethodType.methodType(long.class, int.class));
-      MethodHandle segment = MethodHandles.filterArguments(MethodHandles.filterArguments(asSlice, 0, ofArray), 1, bytes);
-
-      // each pointer parameter (at 7, then 10, then 14 as the earlier ones widen to two) becomes (float[], int)
-      MethodHandle h = MethodHandles.collectArguments(raw, 7, segment);
-      h = MethodHandles.collectArguments(h, 10, segment);
-      h = MethodHandles.collectArguments(h, 14, segment);
-      return h.asType(MethodType.methodType(void.class, int.class, int.class, int.class, int.class, int.class,
-          int.class, float.class, float[].class, int.class, int.class, float[].class, int.class, int.class,
-          float.class, float[].class, int.class, int.class));
+      MethodType sgemm = MethodType.methodType(void.class, int.class, int.class, int.class, int.class, int.class,
+          int.class, float.class, Object.class, int.class, Object.class, int.class, float.class, Object.class, int.class);
+      return new MethodHandle[] {
+          raw.asType(sgemm),
+          here.findStatic(segmentClass, "ofArray", MethodType.methodType(segmentClass, float[].class))
+              .asType(MethodType.methodType(Object.class, float[].class)),
+          here.findVirtual(segmentClass, "asSlice", MethodType.methodType(segmentClass, long.class))
+              .asType(MethodType.methodType(Object.class, Object.class, long.class))};
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       // a JDK before 22 (no critical option, no isNativeAccessEnabled): JavaCPP's path serves
       LoggerFactory.getLogger(HeapSgemm.class).debug("cblas_sgemm through the Foreign Function API not linked: {}",
