@@ -13,6 +13,10 @@
 # and made 1600-unit runs 2x faster in a tenth of the memory.
 # leakDetection.level=disabled: Netty's sampled buffer-leak tracking walks a stack for one buffer in
 # 128, 1.3% of a ps's CPU; the tests keep it on.
+# netty.jfr.enabled=false: Netty 4.2's pooled allocator registers its JFR event types when it makes
+# its first chunk, and that loads the JDK's whole JFR metadata, recording or not: 86-115 ms of
+# each JVM's start-up CPU (async-profiler, 1 ms samples, every JVM of a 20-step async job; none with
+# the flag). A recording started by hand (-XX:StartFlightRecording) still gets the JVM's own events.
 # CompileThresholdScaling 0.05 for gRPC (with its shaded Netty), psflow's distributed runtime and
 # protobuf: a cluster task leaves these at C1 (psflow-cli's task-jit-directives.json), but HotSpot
 # still runs them as tier-3 code, which profiles for a C2 compilation the directives then refuse,
@@ -74,7 +78,7 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
   fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
   PSFLOW_JVM_FLAGS=(${aot[@]+"${aot[@]}"} -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
-    -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled
+    -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false
     -XX:CompileCommand=quiet
     '-XX:CompileCommand=CompileThresholdScaling,io/grpc/*.*,0.05'
     '-XX:CompileCommand=CompileThresholdScaling,dev/psflow/distributed/*.*,0.05'
