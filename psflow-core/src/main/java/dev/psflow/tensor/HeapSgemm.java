@@ -28,9 +28,15 @@ import org.slf4j.LoggerFactory;
  * {@link NativeBlas} then takes JavaCPP's path.
  *
  * <p>A critical downcall holds off safepoints while it runs, as JNI's critical array access does:
- * a garbage collection waits for the product in flight (a few hundred microseconds here).
+ * a garbage collection waits for the product in flight. So only products up to {@link #MAX_WORK}
+ * multiply-adds come here (a few milliseconds at most; the replica example's are 7.8 million, a few
+ * hundred microseconds); a larger one takes the copying path, where the copies are a small part
+ * of its time and the other threads' collections need not wait for it.
  */
 final class HeapSgemm {
+  /** The most multiply-adds ({@code m*n*k}) of a product called here: 2^27, ~3 ms on one core at 100 GFLOP/s. */
+  static final long MAX_WORK = 1L << 27;
+
   // cblas's enums, as in cblas.h
   private static final int ROW_MAJOR = 101;
   private static final int NO_TRANS = 111;

@@ -52,7 +52,7 @@ public final class NativeBlas {
   static void sgemm(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
-    if (HeapSgemm.available()) {
+    if (HeapSgemm.available() && (long) m * n * k <= HeapSgemm.MAX_WORK) {
       HeapSgemm.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     } else {
       sgemmThroughJni(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);

@@ -45,9 +45,11 @@ class NativeBlasTest {
       "784, 100, 100, true, false, false, JNI",
       "37, 23, 51, true, true, true, JNI",
       "1, 1, 4096, false, false, false, JNI",
+      "100, 100, 784, false, false, false, NativeBlas",
+      "520, 520, 500, true, false, true, NativeBlas", // over HeapSgemm.MAX_WORK: the copying path
   })
   void computesWhatTheDefinitionSaysFromOffsetsAndLeadingDimensions(int m, int n, int k, boolean transA,
-      boolean transB, boolean accumulate, String path) {
+      boolean transB, boolean accumulate, String path) { // path: FFM, JNI, or NativeBlas's own choice
     assumeThat(NativeBlas.available()).isTrue();
     assumeThat(path.equals("JNI") || HeapSgemm.available()).as("the FFM path needs JDK 22").isTrue();
     Random r = new Random(m * 31 + n * 7 + k);
@@ -79,6 +81,8 @@ class NativeBlasTest {
 
     if (path.equals("FFM")) {
       HeapSgemm.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    } else if (path.equals("NativeBlas")) {
+      NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     } else {
       NativeBlas.sgemmThroughJni(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     }
