@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
  * <p>Why: JavaCPP's JNI binding ({@link NativeBlas}'s other path) copies each array into native
  * memory before the call and C back after it (Get/ReleaseFloatArrayElements), a fresh malloc of
  * up to 313 KB per operand per product. In a replica worker's profile those copies were 17% of
- * the products' time (3.4% of the worker's CPU); at C1 only, worker-shaped products
- * ([100,784]x[784,100] and its gradient [784,100]^T x [100,100]) took 1,170 µs a pair through JNI
- * against 500 µs through this call.
+ * the products' time (3.4% of the worker's CPU). At C1 only, worker-shaped products
+ * ([100,784]x[784,100] and its gradient [784,100]^T x [100,100]) took 500–650 µs a pair through
+ * this call; through JNI 1,200–1,330 µs at first and 570–770 µs once glibc's malloc had adapted to
+ * the copies. {@code psflow mnist} at C1 trained 1.26x the steps/sec (docs/benchmarks.md).
  *
  * <p>The project compiles for Java 21, where {@code java.lang.foreign} is a preview API, so the
  * downcall handle is built reflectively, its segments typed as Object, and called with

@@ -59,7 +59,10 @@ public final class NativeBlas {
     }
   }
 
-  /** {@link #sgemm} through JavaCPP's binding, where {@link HeapSgemm} is not linked (a JDK before 22). */
+  /**
+   * {@link #sgemm} through JavaCPP's binding: where {@link HeapSgemm} is not linked (a JDK before
+   * 22), and for products over {@link HeapSgemm#MAX_WORK}.
+   */
   static void sgemmThroughJni(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
