@@ -1,0 +1,87 @@
+package dev.psflow.bench.transport;
+
+import com.google.common.util.concurrent.ListenableFuture;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The worker side of {@link BareStep}: runs steps one after another, as one worker does, and prints
+ * one line per window of steps with the CPU both processes spent in it.
+ *
+ * <pre>{@code FloorClient PORT (--tls_dir=DIR | --plaintext) WINDOW_STEPS...}</pre>
+ *
+ * prints, per window: {@code window STEPS client_us=.. server_us=.. total_us=.. wall_us=..} (per step).
+ */
+public final class FloorClient {
+  /** psflow's own (GrpcTransport): a 318 KB message is never held up by a window update. */
+  static final int FLOW_CONTROL_WINDOW = 8 << 20;
+
+  private FloorClient() {}
+
+  public static void main(String[] args) throws Exception {
+    int port = Integer.parseInt(args[0]);
+    String tlsDir = args[1].startsWith("--tls_dir=") ? args[1].substring("--tls_dir=".length()) : null;
+    NettyChannelBuilder builder = NettyChannelBuilder.forAddress("127.0.0.1", port)
+        .directExecutor()
+        .flowControlWindow(FLOW_CONTROL_WINDOW)
+        .maxInboundMessageSize(16 << 20);
+    if (tlsDir != null) {
+      builder.sslContext(GrpcSslContexts.forClient()
+          .keyManager(new File(tlsDir, "worker-0.crt"), new File(tlsDir, "worker-0.key"))
+          .trustManager(new File(tlsDir, "ca.crt"))
+          .build());
+    } else {
+      builder.usePlaintext();
+    }
+    ManagedChannel channel = builder.build();
+    byte[][] gradients = new byte[BareStep.SIZES.length][];
+    byte[][] pulls = new byte[BareStep.SIZES.length][];
+    for (int i = 0; i < gradients.length; i++) {
+      gradients[i] = new byte[BareStep.SIZES[i]];
+      pulls[i] = BareStep.intBytes(BareStep.SIZES[i]);
+    }
+    List<ListenableFuture<byte[]>> inFlight = new ArrayList<>();
+    for (int w = 2; w < args.length; w++) {
+      int steps = Integer.parseInt(args[w]);
+      long client0 = BareStep.processCpuNanos();
+      long server0 = serverCpu(channel);
+      long t0 = System.nanoTime();
+      for (int s = 0; s < steps; s++) {
+        for (byte[] pull : pulls) {
+          inFlight.add(ClientCalls.futureUnaryCall(channel.newCall(BareStep.PULL, CallOptions.DEFAULT), pull));
+        }
+        awaitAll(inFlight);
+        for (byte[] gradient : gradients) {
+          inFlight.add(ClientCalls.futureUnaryCall(channel.newCall(BareStep.PUSH, CallOptions.DEFAULT), gradient));
+        }
+        awaitAll(inFlight);
+      }
+      double wall = (System.nanoTime() - t0) / 1e3 / steps;
+      double client = (BareStep.processCpuNanos() - client0) / 1e3 / steps;
+      double server = (serverCpu(channel) - server0) / 1e3 / steps;
+      System.out.printf(Locale.ROOT, "window %d client_us=%.0f server_us=%.0f total_us=%.0f wall_us=%.0f%n",
+          steps, client, server, client + server, wall);
+    }
+    channel.shutdownNow();
+  }
+
+  private static void awaitAll(List<ListenableFuture<byte[]>> calls) throws Exception {
+    for (ListenableFuture<byte[]> call : calls) {
+      call.get();
+    }
+    calls.clear();
+  }
+
+  private static long serverCpu(ManagedChannel channel) {
+    byte[] reply = ClientCalls.blockingUnaryCall(channel, BareStep.CPU, CallOptions.DEFAULT, new byte[0]);
+    return ByteBuffer.wrap(reply).getLong();
+  }
+}
