@@ -27,8 +27,18 @@ public final class FloorClient {
   private FloorClient() {}
 
   public static void main(String[] args) throws Exception {
-    int port = Integer.parseInt(args[0]);
-    String tlsDir = args[1].startsWith("--tls_dir=") ? args[1].substring("--tls_dir=".length()) : null;
+    int[] windows = new int[args.length - 2];
+    for (int w = 0; w < windows.length; w++) {
+      windows[w] = Integer.parseInt(args[w + 2]);
+    }
+    for (String line : run(Integer.parseInt(args[0]), args[1], windows)) {
+      System.out.println(line);
+    }
+  }
+
+  /** Runs the windows of steps against the server at {@code port} and returns one line per window. */
+  static List<String> run(int port, String wire, int... windows) throws Exception {
+    String tlsDir = wire.startsWith("--tls_dir=") ? wire.substring("--tls_dir=".length()) : null;
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress("127.0.0.1", port)
         .directExecutor()
         .flowControlWindow(FLOW_CONTROL_WINDOW)
@@ -49,8 +59,8 @@ public final class FloorClient {
       pulls[i] = BareStep.intBytes(BareStep.SIZES[i]);
     }
     List<ListenableFuture<byte[]>> inFlight = new ArrayList<>();
-    for (int w = 2; w < args.length; w++) {
-      int steps = Integer.parseInt(args[w]);
+    List<String> lines = new ArrayList<>();
+    for (int steps : windows) {
       long client0 = BareStep.processCpuNanos();
       long server0 = serverCpu(channel);
       long t0 = System.nanoTime();
@@ -67,10 +77,11 @@ public final class FloorClient {
       double wall = (System.nanoTime() - t0) / 1e3 / steps;
       double client = (BareStep.processCpuNanos() - client0) / 1e3 / steps;
       double server = (serverCpu(channel) - server0) / 1e3 / steps;
-      System.out.printf(Locale.ROOT, "window %d client_us=%.0f server_us=%.0f total_us=%.0f wall_us=%.0f%n",
-          steps, client, server, client + server, wall);
+      lines.add(String.format(Locale.ROOT, "window %d client_us=%.0f server_us=%.0f total_us=%.0f wall_us=%.0f",
+          steps, client, server, client + server, wall));
     }
     channel.shutdownNow();
+    return lines;
   }
 
   private static void awaitAll(List<ListenableFuture<byte[]>> calls) throws Exception {

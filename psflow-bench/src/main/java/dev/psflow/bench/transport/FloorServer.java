@@ -24,8 +24,12 @@ public final class FloorServer {
   private FloorServer() {}
 
   public static void main(String[] args) throws Exception {
-    Path portFile = Path.of(args[0]);
-    String tlsDir = args[1].startsWith("--tls_dir=") ? args[1].substring("--tls_dir=".length()) : null;
+    start(Path.of(args[0]), args[1]).awaitTermination();
+  }
+
+  /** Starts the server ({@code wire} is {@code --tls_dir=DIR} or {@code --plaintext}) and writes its port. */
+  static Server start(Path portFile, String wire) throws java.io.IOException {
+    String tlsDir = wire.startsWith("--tls_dir=") ? wire.substring("--tls_dir=".length()) : null;
     byte[][] variables = new byte[BareStep.SIZES.length][];
     for (int i = 0; i < variables.length; i++) {
       variables[i] = new byte[BareStep.SIZES[i]];
@@ -59,7 +63,7 @@ public final class FloorServer {
     Path partial = portFile.resolveSibling(portFile.getFileName() + ".tmp");
     Files.writeString(partial, Integer.toString(server.getPort()), StandardCharsets.US_ASCII);
     Files.move(partial, portFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    server.awaitTermination();
+    return server;
   }
 
   private static int indexOf(int size) {
