@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 1)
 // One thread (psflow splits large products over the cores by default): the kernel's own speed.
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dpsflow.intraOpThreads=1"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dpsflow.intraOpThreads=1", "-Dpsflow.gemm=java"})
 public class GemmBenchmark {
   @Param({"100x784x100", "100x100x10", "784x100x100:tA", "100x100x784:tB", "512x512x512"})
   public String shape;

@@ -47,6 +47,10 @@ public final class GemmGflops {
     if (System.getProperty("psflow.intraOpThreads") == null) {
       System.setProperty("psflow.intraOpThreads", "1");
     }
+    // psflow's own kernels, which Gemm leaves for OpenBLAS by default where OpenBLAS loads.
+    if (System.getProperty("psflow.gemm") == null) {
+      System.setProperty("psflow.gemm", "java");
+    }
     List<String> rest = new ArrayList<>(Arrays.asList(args));
     cpuTime = rest.remove("--cpu-time");
     double seconds = !rest.isEmpty() ? Double.parseDouble(rest.get(0)) : 1.0;

@@ -50,10 +50,14 @@ public final class Gemm {
   private static final int ROW_GRAIN = 8;
   private static final int COLUMN_GRAIN = VectorSupport.AVAILABLE ? GemmMicroKernel.NR : 16;
   /**
-   * Whether products large enough to pack go to OpenBLAS ({@link NativeBlas}): in a JVM without C2,
-   * where psflow's own kernels would run as C1 code, when the natives load.
+   * Whether products large enough to pack go to OpenBLAS ({@link NativeBlas}), on their calling
+   * thread, when the natives load (Linux x86-64): in a JVM without C2, where psflow's own kernels
+   * would run as C1 code, and in one with C2 too unless {@code -Dpsflow.gemm=java}. With C2,
+   * OpenBLAS on one thread beat psflow's kernels split over two: {@code psflow mnist}, 2000 steps,
+   * 5 alternated pairs, 1.17x the steps/sec on 0.83x the CPU, and no kernel warm-up to run
+   * (docs/benchmarks.md). Elsewhere, and for the tests of the kernels themselves, psflow's own.
    */
-  private static final boolean NATIVE = !VectorSupport.C2_COMPILES && NativeBlas.available();
+  private static final boolean NATIVE = NativeBlas.chosen() && NativeBlas.available();
 
   private Gemm() {}
 

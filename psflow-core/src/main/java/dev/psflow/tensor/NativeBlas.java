@@ -36,6 +36,14 @@ public final class NativeBlas {
     return Holder.LOADED;
   }
 
+  /**
+   * Whether this JVM's matrix products are to go to OpenBLAS (where it loads), without loading it:
+   * always without C2, and with C2 unless {@code -Dpsflow.gemm=java} keeps psflow's own kernels.
+   */
+  public static boolean chosen() {
+    return !VectorSupport.C2_COMPILES || !"java".equals(System.getProperty("psflow.gemm"));
+  }
+
   /** Starts loading the natives on a daemon thread, once per JVM, so that the first product does not wait for it. */
   public static void loadInBackground() {
     if (BACKGROUND.compareAndSet(false, true)) {

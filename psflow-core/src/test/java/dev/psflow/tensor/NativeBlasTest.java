@@ -20,6 +20,24 @@ class NativeBlasTest {
   }
 
   @Test
+  void aJvmWithC2TakesOpenBlasUnlessToldPsflowGemmJava() {
+    assumeThat(VectorSupport.C2_COMPILES).as("without C2 products always go to OpenBLAS").isTrue();
+    String before = System.getProperty("psflow.gemm");
+    try {
+      System.setProperty("psflow.gemm", "java");
+      assertThat(NativeBlas.chosen()).isFalse();
+      System.clearProperty("psflow.gemm");
+      assertThat(NativeBlas.chosen()).isTrue();
+    } finally {
+      if (before == null) {
+        System.clearProperty("psflow.gemm");
+      } else {
+        System.setProperty("psflow.gemm", before);
+      }
+    }
+  }
+
+  @Test
   void loadsOnLinuxX86_64WherePsflowShipsItsNatives() {
     assumeThat(linuxX86()).as("bytedeco's natives on the test class path are for Linux x86-64").isTrue();
     assertThat(NativeBlas.available()).isTrue();
