@@ -51,16 +51,17 @@ public final class KernelWarmup {
     // Without C2 (a ps task, a worker task: C1 only) there is nothing slow to compile ahead: C1
     // compiles the plain kernels within their first calls, and a worker's products go to OpenBLAS,
     // whose loading (~0.2 s) starts now, beside the task's other start-up work.
-    // With C2 too, unless -Dpsflow.gemm=java: no Java kernel to compile, only Adam.
+    // With C2 the products go to OpenBLAS too (unless -Dpsflow.gemm=java): the warm-up then
+    // compiles psflow's own GEMM only if OpenBLAS does not load (a pod whose home is read-only).
     if (gemm && NativeBlas.chosen()) {
       NativeBlas.loadInBackground();
     }
-    boolean javaGemm = gemm && !NativeBlas.chosen();
-    if (!(javaGemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
+    if (!(gemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
         || !VectorSupport.C2_COMPILES || !STARTED.compareAndSet(false, true)) {
       return;
     }
-    Thread t = new Thread(() -> run(javaGemm, adam), "psflow-kernel-warmup");
+    Thread t = new Thread(() -> run(gemm && !(NativeBlas.chosen() && NativeBlas.available()), adam),
+        "psflow-kernel-warmup");
     t.setDaemon(true);
     t.setPriority(Thread.MIN_PRIORITY);
     t.start();

@@ -95,8 +95,8 @@ public final class NativeBlas {
         return true;
       } catch (LinkageError | RuntimeException e) {
         LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "
-            + "without C2 run in plain Java, many times slower; give this JVM C2 back with a later "
-            + "-XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
+            + "run on psflow's own kernels, which without C2 are plain Java, many times slower; give such a "
+            + "JVM C2 back with a later -XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
             System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
         return false;
       }
