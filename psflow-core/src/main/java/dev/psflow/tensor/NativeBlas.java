@@ -94,10 +94,16 @@ public final class NativeBlas {
         HeapSgemm.available(); // links the downcall here, off the first product's path when loading in the background
         return true;
       } catch (LinkageError | RuntimeException e) {
-        LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "
-            + "run on psflow's own kernels, which without C2 are plain Java, many times slower; give such a "
-            + "JVM C2 back with a later -XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
-            System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
+        if (VectorSupport.C2_COMPILES) {
+          // psflow's own kernels, compiled by C2, take the products: what runs wherever bytedeco ships no natives
+          LoggerFactory.getLogger(NativeBlas.class).debug("OpenBLAS did not load on {}/{} ({}): products on psflow's "
+              + "own kernels", System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
+        } else {
+          LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "
+              + "without C2 run in plain Java, many times slower; give this JVM C2 back with a later "
+              + "-XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
+              System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
+        }
         return false;
       }
     }
