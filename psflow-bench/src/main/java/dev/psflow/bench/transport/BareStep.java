@@ -41,7 +41,16 @@ final class BareStep {
   /** The server's process CPU time so far, in nanoseconds (8 bytes), so the client reads both sides. */
   static final MethodDescriptor<byte[], byte[]> CPU = unary("Cpu");
 
+  /** psflow's own (GrpcTransport): a 318 KB message is never held up by a window update. */
+  static final int FLOW_CONTROL_WINDOW = 8 << 20;
+  static final int MAX_MESSAGE_BYTES = 16 << 20;
+
   private BareStep() {}
+
+  /** The certificates' directory of {@code --tls_dir=DIR}; null for {@code --plaintext}. */
+  static String tlsDir(String wire) {
+    return wire.startsWith("--tls_dir=") ? wire.substring("--tls_dir=".length()) : null;
+  }
 
   private static MethodDescriptor<byte[], byte[]> unary(String name) {
     return MethodDescriptor.<byte[], byte[]>newBuilder()

@@ -21,9 +21,6 @@ import java.util.Locale;
  * prints, per window: {@code window STEPS client_us=.. server_us=.. total_us=.. wall_us=..} (per step).
  */
 public final class FloorClient {
-  /** psflow's own (GrpcTransport): a 318 KB message is never held up by a window update. */
-  static final int FLOW_CONTROL_WINDOW = 8 << 20;
-
   private FloorClient() {}
 
   public static void main(String[] args) throws Exception {
@@ -38,11 +35,11 @@ public final class FloorClient {
 
   /** Runs the windows of steps against the server at {@code port} and returns one line per window. */
   static List<String> run(int port, String wire, int... windows) throws Exception {
-    String tlsDir = wire.startsWith("--tls_dir=") ? wire.substring("--tls_dir=".length()) : null;
+    String tlsDir = BareStep.tlsDir(wire);
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress("127.0.0.1", port)
         .directExecutor()
-        .flowControlWindow(FLOW_CONTROL_WINDOW)
-        .maxInboundMessageSize(16 << 20);
+        .flowControlWindow(BareStep.FLOW_CONTROL_WINDOW)
+        .maxInboundMessageSize(BareStep.MAX_MESSAGE_BYTES);
     if (tlsDir != null) {
       builder.sslContext(GrpcSslContexts.forClient()
           .keyManager(new File(tlsDir, "worker-0.crt"), new File(tlsDir, "worker-0.key"))

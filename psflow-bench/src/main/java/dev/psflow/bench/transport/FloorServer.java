@@ -29,7 +29,7 @@ public final class FloorServer {
 
   /** Starts the server ({@code wire} is {@code --tls_dir=DIR} or {@code --plaintext}) and writes its port. */
   static Server start(Path portFile, String wire) throws java.io.IOException {
-    String tlsDir = wire.startsWith("--tls_dir=") ? wire.substring("--tls_dir=".length()) : null;
+    String tlsDir = BareStep.tlsDir(wire);
     byte[][] variables = new byte[BareStep.SIZES.length][];
     for (int i = 0; i < variables.length; i++) {
       variables[i] = new byte[BareStep.SIZES[i]];
@@ -50,8 +50,8 @@ public final class FloorServer {
         .build();
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new java.net.InetSocketAddress("127.0.0.1", 0))
         .directExecutor()
-        .flowControlWindow(FloorClient.FLOW_CONTROL_WINDOW)
-        .maxInboundMessageSize(16 << 20)
+        .flowControlWindow(BareStep.FLOW_CONTROL_WINDOW)
+        .maxInboundMessageSize(BareStep.MAX_MESSAGE_BYTES)
         .addService(service);
     if (tlsDir != null) {
       builder.sslContext(GrpcSslContexts.forServer(new File(tlsDir, "ps-0.crt"), new File(tlsDir, "ps-0.key"))
