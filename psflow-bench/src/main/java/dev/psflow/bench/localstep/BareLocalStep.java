@@ -18,6 +18,8 @@ import java.util.SplittableRandom;
  * from step to step. What it costs a step is what psflow's local step would cost with all of its
  * own overhead gone, on the same JVM and the same products.
  *
+ * <p>{@code --blas_threads=2} lets OpenBLAS split each product over two threads of its own.
+ *
  * <p>Prints, as {@code psflow mnist} does, {@code training steps/sec = R} (the first 50 steps
  * excluded) and the test accuracy after training, which shows it trains the model and not
  * something cheaper.
@@ -217,6 +219,7 @@ public final class BareLocalStep {
     int hidden = 100;
     float learningRate = 0.01f;
     Path dataDir = Path.of("datasets/mnist");
+    int blasThreads = 1;
     for (String a : args) {
       String value = a.substring(a.indexOf('=') + 1);
       try {
@@ -228,11 +231,13 @@ public final class BareLocalStep {
           hidden = Integer.parseInt(value);
         } else if (a.startsWith("--learning_rate=")) {
           learningRate = Float.parseFloat(value);
+        } else if (a.startsWith("--blas_threads=")) {
+          blasThreads = Integer.parseInt(value);
         } else if (a.startsWith("--data_dir=")) {
           dataDir = Path.of(value);
         } else {
           System.err.println("bare-local-step: unknown flag " + a
-              + " (takes --train_steps --batch_size --hidden_units --learning_rate --data_dir)");
+              + " (takes --train_steps --batch_size --hidden_units --learning_rate --data_dir --blas_threads)");
           System.exit(2);
         }
       } catch (NumberFormatException e) {
@@ -240,15 +245,20 @@ public final class BareLocalStep {
         System.exit(2);
       }
     }
-    if (steps <= WARMUP_STEPS || batch < 1 || hidden < 1) {
+    if (steps <= WARMUP_STEPS || batch < 1 || hidden < 1 || blasThreads < 1) {
       System.err.println("bare-local-step: --train_steps must be over " + WARMUP_STEPS
-          + ", --batch_size and --hidden_units positive");
+          + ", --batch_size, --hidden_units and --blas_threads positive");
       System.exit(2);
     }
     MnistDatasets data = MnistDatasets.read(dataDir, true);
     DataSet train = data.train().withSeed(1);
     BareLocalStep model = new BareLocalStep(batch, hidden, learningRate, 1);
-    System.out.println("products on " + (NativeBlas.chosen() && NativeBlas.available() ? "OpenBLAS" : "psflow's own kernels"));
+    boolean openBlas = NativeBlas.chosen() && NativeBlas.available();
+    if (openBlas && blasThreads > 1) {
+      // psflow loads OpenBLAS with one thread; this lets its own threads split each product.
+      org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(blasThreads);
+    }
+    System.out.println("products on " + (openBlas ? "OpenBLAS, " + blasThreads + " thread(s)" : "psflow's own kernels"));
     long timedFrom = 0;
     double loss = 0;
     for (int step = 1; step <= steps; step++) {
