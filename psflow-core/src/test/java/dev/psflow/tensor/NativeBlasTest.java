@@ -118,6 +118,32 @@ class NativeBlasTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}x{1}x{2} transA={3} transB={4}")
+  @CsvSource({
+      "100, 100, 784, false, false", // the hidden layer's forward product
+      "784, 100, 100, true, false", // its weights' gradient
+      "100, 100, 10, false, true",
+      "300, 200, 700, false, false", // K over OpenBLAS's block: the second block adds to the first's sums
+  })
+  void addingTheProductIntoZerosGivesOverwritingsResultBitForBit(int m, int n, int k, boolean transA, boolean transB) {
+    assumeThat(NativeBlas.available()).isTrue();
+    Random r = new Random(m + 3L * n + 7L * k);
+    float[] a = random(r, m * k);
+    float[] b = random(r, k * n);
+    for (int i = 0; i < a.length; i += 5) {
+      a[i] = i % 2 == 0 ? 0f : -0f; // products of zeros, whose sums' signs must agree too
+    }
+    float[] overwritten = random(r, m * n); // beta = 0: whatever C held is zeroed first
+    float[] added = new float[m * n]; // beta = 1 on a new array's +0
+    int lda = transA ? m : k;
+    int ldb = transB ? k : n;
+    NativeBlas.sgemm(transA, transB, m, n, k, a, 0, lda, b, 0, ldb, overwritten, 0, n, false);
+    NativeBlas.sgemm(transA, transB, m, n, k, a, 0, lda, b, 0, ldb, added, 0, n, true);
+    for (int i = 0; i < added.length; i++) {
+      assertThat(Float.floatToRawIntBits(added[i])).as("C[%d]", i).isEqualTo(Float.floatToRawIntBits(overwritten[i]));
+    }
+  }
+
   private static float[] random(Random r, int size) {
     float[] x = new float[size];
     for (int i = 0; i < size; i++) {

@@ -76,7 +76,7 @@ public enum MatMul implements OpDef {
     switch (a.dtype()) {
       case FLOAT32 -> {
         float[] c = new float[m * n];
-        Gemm.sgemm(ta, tb, m, n, k, a.floatData(), 0, lda, b.floatData(), 0, ldb, c, 0, ldc, false);
+        Gemm.sgemmIntoZeros(ta, tb, m, n, k, a.floatData(), 0, lda, b.floatData(), 0, ldb, c, 0, ldc);
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT32, out, c));
       }
       case FLOAT64 -> {

@@ -11,7 +11,11 @@ import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Tensor;
+import dev.psflow.tensor.VectorSupport;
 import java.util.List;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /** Relu: {@code max(x, 0)} elementwise. */
 public enum Relu implements OpDef {
@@ -40,9 +44,7 @@ public enum Relu implements OpDef {
       case FLOAT32 -> {
         float[] in = x.floatData();
         float[] y = new float[n];
-        for (int i = 0; i < n; i++) {
-          y[i] = in[i] > 0 ? in[i] : 0f;
-        }
+        wherePositive(in, in, y);
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT32, x.shape(), y));
       }
       case FLOAT64 -> {
@@ -54,6 +56,35 @@ public enum Relu implements OpDef {
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT64, x.shape(), y));
       }
       default -> throw NnChecks.unsupported(x.dtype());
+    }
+  }
+
+  /**
+   * {@code out[i] = features[i] > 0 ? values[i] : 0} over the whole arrays: Relu with values =
+   * features, and {@link ReluGrad}. As a plain loop C2 compiles this to a branch per element,
+   * which a layer's activations, half of them negative in no order, mispredict half the time: 11
+   * µs for 10,000 floats against 1 in vector lanes (alternating in one JVM), ~5% of a local step
+   * for the two ops. A NaN feature gives 0, as {@code NaN > 0} is false, in both forms.
+   */
+  static void wherePositive(float[] features, float[] values, float[] out) {
+    int done = VectorSupport.AVAILABLE ? Vectorized.wherePositive(features, values, out) : 0;
+    for (int i = done; i < out.length; i++) {
+      out[i] = features[i] > 0 ? values[i] : 0f;
+    }
+  }
+
+  /** The lanes: a class of its own because it links the Vector API (see {@link VectorSupport#AVAILABLE}). */
+  private static final class Vectorized {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+
+    /** Elements [0, F.loopBound(out.length)); returns that bound. */
+    static int wherePositive(float[] features, float[] values, float[] out) {
+      int i = 0;
+      for (int bound = F.loopBound(out.length); i < bound; i += F.length()) {
+        FloatVector f = FloatVector.fromArray(F, features, i);
+        FloatVector.fromArray(F, values, i).blend(0f, f.compare(VectorOperators.GT, 0f).not()).intoArray(out, i);
+      }
+      return i;
     }
   }
 

@@ -48,9 +48,7 @@ public enum ReluGrad implements OpDef {
         float[] g = dy.floatData();
         float[] f = x.floatData();
         float[] dx = new float[n];
-        for (int i = 0; i < n; i++) {
-          dx[i] = f[i] > 0 ? g[i] : 0f;
-        }
+        Relu.wherePositive(f, g, dx);
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT32, x.shape(), dx));
       }
       case FLOAT64 -> {

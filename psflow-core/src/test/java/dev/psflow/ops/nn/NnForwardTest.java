@@ -148,6 +148,33 @@ class NnForwardTest {
   }
 
   @Test
+  void reluAndItsGradientOverVectorLanesAndATailMatchThePlainExpressionBitForBit() {
+    int n = 37; // lanes of 8 (or 16) and a tail
+    float[] x = new float[n];
+    float[] dy = new float[n];
+    SplittableRandom random = new SplittableRandom(11);
+    for (int i = 0; i < n; i++) {
+      x[i] = (float) (random.nextDouble() * 2 - 1);
+      dy[i] = (float) random.nextDouble();
+    }
+    x[3] = -0f;
+    x[4] = 0f;
+    x[9] = Float.NaN;
+    x[10] = Float.POSITIVE_INFINITY;
+    x[11] = Float.NEGATIVE_INFINITY;
+    x[12] = Float.MIN_VALUE;
+    x[n - 1] = Float.NaN; // in the tail
+    float[] relu = run(tf.relu(tf.constant(x))).floatData();
+    float[] grad = run(ReluGrad.create(tf.scope(), tf.constant(dy), tf.constant(x))).floatData();
+    for (int i = 0; i < n; i++) {
+      assertThat(Float.floatToRawIntBits(relu[i])).as("relu(%s)", x[i])
+          .isEqualTo(Float.floatToRawIntBits(x[i] > 0 ? x[i] : 0f));
+      assertThat(Float.floatToRawIntBits(grad[i])).as("ReluGrad at %s", x[i])
+          .isEqualTo(Float.floatToRawIntBits(x[i] > 0 ? dy[i] : 0f));
+    }
+  }
+
+  @Test
   void softmaxRowsSumToOneAndStayFiniteForLargeLogits() {
     Output logits = tf.constant(new float[] {1000, 1001, 1002, -1000, 0, 1000}, 2, 3);
 
