@@ -1,5 +1,6 @@
 package dev.psflow.distributed;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.psflow.exec.ResourceManager;
 import dev.psflow.exec.TrainingEvents;
 import dev.psflow.ops.queue.Accumulator;
@@ -9,8 +10,18 @@ import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryPoolAllocationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmNativeMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,7 +126,38 @@ public final class TaskMetrics implements TrainingEvents {
     rpcBytesOut = Counter.builder().name("psflow_rpc_sent_bytes_total")
         .help("Message bytes sent (serialized, before HTTP/2 framing) by side, method and peer")
         .labelNames("side", "method", "peer").register(registry);
-    JvmMetrics.builder().register(registry);
+    registerJvmMetrics(registry);
+  }
+
+  /**
+   * The client library's JVM and process metrics, as {@code JvmMetrics.builder().register(registry)}
+   * registers them, except the native-memory ones when Native Memory Tracking is off (the JVM's
+   * default): those then report nothing, yet asking found that out by starting the platform MBean
+   * server, 150 ms of each task's start (async-profiler, wall clock, a ps task alone).
+   */
+  private static void registerJvmMetrics(PrometheusRegistry registry) {
+    JvmThreadsMetrics.builder().register(registry);
+    JvmBufferPoolMetrics.builder().register(registry);
+    JvmClassLoadingMetrics.builder().register(registry);
+    JvmCompilationMetrics.builder().register(registry);
+    JvmGarbageCollectorMetrics.builder().register(registry);
+    JvmMemoryPoolAllocationMetrics.builder().register(registry);
+    JvmMemoryMetrics.builder().register(registry);
+    if (nativeMemoryTracking()) {
+      JvmNativeMemoryMetrics.builder().register(registry);
+    }
+    JvmRuntimeInfoMetric.builder().register(registry);
+    ProcessMetrics.builder().register(registry);
+  }
+
+  /** Whether the JVM runs with -XX:NativeMemoryTracking=summary or detail (read without the MBean server). */
+  private static boolean nativeMemoryTracking() {
+    try {
+      HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      return vm == null || !"off".equals(vm.getVMOption("NativeMemoryTracking").getValue());
+    } catch (RuntimeException e) {
+      return true; // not HotSpot, or the option is gone: let the library find out
+    }
   }
 
   /** What the metrics read from the task when scraped. */
