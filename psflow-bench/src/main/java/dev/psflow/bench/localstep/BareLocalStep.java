@@ -1,6 +1,7 @@
 package dev.psflow.bench.localstep;
 
 import dev.psflow.data.Batch;
+import dev.psflow.data.DataException;
 import dev.psflow.data.DataSet;
 import dev.psflow.data.MnistDatasets;
 import dev.psflow.tensor.Gemm;
@@ -250,7 +251,14 @@ public final class BareLocalStep {
           + ", --batch_size, --hidden_units and --blas_threads positive");
       System.exit(2);
     }
-    MnistDatasets data = MnistDatasets.read(dataDir, true);
+    MnistDatasets data;
+    try {
+      data = MnistDatasets.read(dataDir, true);
+    } catch (DataException e) {
+      System.err.println("bare-local-step: --data_dir=" + dataDir + ": " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     DataSet train = data.train().withSeed(1);
     BareLocalStep model = new BareLocalStep(batch, hidden, learningRate, 1);
     boolean openBlas = NativeBlas.chosen() && NativeBlas.available();
