@@ -99,7 +99,7 @@ public final class Gemm {
       return;
     }
     long work = (long) m * n * k;
-    if (NATIVE && work >= SMALL) { // k > 0: OpenBLAS refuses a leading dimension of 0
+    if (onOpenBlas(work)) { // k > 0: OpenBLAS refuses a leading dimension of 0
       NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
       return;
     }
@@ -116,8 +116,12 @@ public final class Gemm {
    */
   public static void sgemmIntoZeros(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb, float[] c, int cOff, int ldc) {
-    boolean onOpenBlas = NATIVE && (long) m * n * k >= SMALL; // as sgemm decides
-    sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, onOpenBlas);
+    sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, onOpenBlas((long) m * n * k));
+  }
+
+  /** Whether {@link #sgemm} sends a product of {@code work} multiply-adds to OpenBLAS. */
+  private static boolean onOpenBlas(long work) {
+    return NATIVE && work >= SMALL;
   }
 
   /**
