@@ -25,11 +25,14 @@
 # trained in 7.71 s instead of 8.94 (medians of 3 alternations), sync 15.4 and 18.5 s instead of
 # 17.6 and 19.8; local training unchanged. CompileCommand=quiet keeps HotSpot from printing the
 # commands at start.
-# -XX:AOTCache: the ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one,
+# -XX:AOTCache: an ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one,
 # it is newer than the jars it was recorded from, and the JDK is 25 or newer (an older JVM would
 # refuse the flag); PSFLOW_AOT_CACHE=0 leaves it out. The JVM checks the cache against its jars
 # itself, but a mismatch (a jar rebuilt by ./mvnw package since) costs four "[error][aot]" lines
 # on every JVM's output; a jar newer than the cache is the common case of it, and is caught here.
+# There are two caches, one per kind of JVM below, because a cache is refused (with "[error][aot]"
+# lines) by a JVM whose modules differ from the recording's: psflow.aot for the JVMs at C1 only,
+# recorded from the README's job, and psflow-c2.aot for the others, recorded from psflow mnist.
 
 # A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
 # and so on psflow's plain-Java kernels (VectorSupport): it serves pulls and applies updates, and its
@@ -55,12 +58,22 @@
 # launcher's own CPU 1.97-2.28 s against 3.62-4.11 s in the 2000-step main job (3 pairs), its
 # tasks started 0.2-0.35 s sooner.
 
+# The JVMs at C1 only (the launcher, a ps, a replica worker) start without the Vector API's module
+# (--add-modules jdk.incubator.vector): they never run the vectorized kernels (VectorSupport takes the
+# plain-Java ones without C2), and without an incubator module JDK 25's cache also holds their classes
+# linked ahead of time, not only loaded. With that linked cache, replaying the recording run's method
+# profiles (-XX:-AOTReplayTraining turns it off; a diagnostic flag, passed on JDK 25, where it was
+# measured) made their training slower. Measured (docs/benchmarks.md, "The C1 JVMs without the Vector
+# API's module"): the README's job ...
+# The other JVMs keep the module and get the C2 cache. local-cluster's launcher passes both sets to its
+# tasks: -Dpsflow.launcher_jvm_flags lists its own C1 flags, which its C1 tasks get again and its C2
+# tasks leave out, and -Dpsflow.c2_task_jvm_flags the C2 tasks' (LocalClusterCommand); each list is
+# one flag per line, as a cache's path may hold spaces.
+
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
-  local root="$1" aot=() role=() cache="$1/psflow-cli/target/psflow.aot" prev="" a job=""
+  local root="$1" role=() c1=(-XX:TieredStopAtLevel=1) c2=(--add-modules jdk.incubator.vector) prev="" a job=""
+  local target="$1/psflow-cli/target"
   shift
-  if [ "${1:-}" = local-cluster ]; then
-    role=(-XX:TieredStopAtLevel=1 -Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1)
-  fi
   for a in "$@"; do
     case "$a" in --job_name=*) job="${a#--job_name=}" ;; esac
     if [ "$prev" = "--job_name" ]; then
@@ -68,23 +81,40 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     fi
     prev="$a"
   done
-  if [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
-    role=(-XX:TieredStopAtLevel=1)
+  if psflow_aot_cache_usable "$root" "$target/psflow.aot"; then
+    c1+=("-XX:AOTCache=$target/psflow.aot")
+    if [ "${PSFLOW_JAVA_MAJOR:-0}" = 25 ]; then
+      c1+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
+    fi
   fi
-  if [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$cache" ] && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null \
-      && [ ! "$root/psflow-cli/target/psflow.jar" -nt "$cache" ] \
-      && [ -z "$(find "$root/psflow-cli/target/lib" -name '*.jar' -newer "$cache" -print -quit 2>/dev/null)" ]; then
-    aot=("-XX:AOTCache=$cache")
+  if psflow_aot_cache_usable "$root" "$target/psflow-c2.aot"; then
+    c2+=("-XX:AOTCache=$target/psflow-c2.aot")
+  fi
+  if [ "${1:-}" = local-cluster ]; then
+    role=("${c1[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${c1[@]}")"
+      "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}")")
+  elif [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
+    role=("${c1[@]}")
+  else
+    role=("${c2[@]}")
   fi
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
-  PSFLOW_JVM_FLAGS=(${aot[@]+"${aot[@]}"} -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
+  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false
     -XX:CompileCommand=quiet
     '-XX:CompileCommand=CompileThresholdScaling,io/grpc/*.*,0.05'
     '-XX:CompileCommand=CompileThresholdScaling,dev/psflow/distributed/*.*,0.05'
     '-XX:CompileCommand=CompileThresholdScaling,com/google/protobuf/*.*,0.05'
-    --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED ${role[@]+"${role[@]}"}
+    --enable-native-access=ALL-UNNAMED
     -Dpsflow.home="$root" -Dpsflow.java="$JAVA_HOME/bin/java" ${PSFLOW_JAVA_OPTS:-})
+}
+
+# Whether the ahead-of-time cache $2 may be passed (see -XX:AOTCache above): it is there, newer than
+# psflow's jars under project root $1, the JDK is 25 or newer and PSFLOW_AOT_CACHE is not 0.
+psflow_aot_cache_usable() {
+  [ "${PSFLOW_AOT_CACHE:-1}" != 0 ] && [ -f "$2" ] && [ "${PSFLOW_JAVA_MAJOR:-0}" -ge 25 ] 2>/dev/null \
+    && [ ! "$1/psflow-cli/target/psflow.jar" -nt "$2" ] \
+    && [ -z "$(find "$1/psflow-cli/target/lib" -name '*.jar' -newer "$2" -print -quit 2>/dev/null)" ]
 }
 
 # Whether a worker of program $1 runs at C1 only, its products on OpenBLAS (psflow-core's NativeBlas):

@@ -45,8 +45,13 @@ import picocli.CommandLine.Parameters;
             + "job goes on; it then ends when the chief (worker0) ends, with the chief's exit code."},
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
-  /** The system property naming the launcher's JVM flags that its tasks do not get (bin/jvm-flags.sh sets it). */
+  /**
+   * The system property listing the JVM flags bin/jvm-flags.sh gave the launcher for running at C1 only,
+   * one per line: its C1 tasks get them again, its other tasks do not.
+   */
   static final String LAUNCHER_JVM_FLAGS = "psflow.launcher_jvm_flags";
+  /** The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a JVM with C2. */
+  static final String C2_TASK_JVM_FLAGS = "psflow.c2_task_jvm_flags";
   /** The flags local-cluster gives each task; the user may not give them too. */
   static final List<String> CLUSTER_FLAGS = List.of("--job_name", "--task_index", "--ps_hosts", "--worker_hosts",
       SecurityFlags.TLS_DIR, SecurityFlags.INSECURE, MetricsFlags.METRICS_PORT);
@@ -103,9 +108,9 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
-    List<String> psJava = c1OnlyTaskCommand(java);
+    List<String> psJava = withRoleFlags(java, c1Flags(System.getProperty(LAUNCHER_JVM_FLAGS, "")));
     List<String> workerJava = nativeGemmWorker(program, System.getProperty("os.name"), System.getProperty("os.arch"))
-        ? psJava : java;
+        ? psJava : withRoleFlags(java, flagList(System.getProperty(C2_TASK_JVM_FLAGS, "")));
     Path throwAway = null;
     String security;
     if (insecure) {
@@ -258,15 +263,16 @@ public final class LocalClusterCommand implements Callable<Integer> {
   }
 
   /**
-   * The command line that starts this same psflow: this JVM's binary and flags, and either
-   * {@code -jar psflow.jar} (keeping the jar manifest's module flags) or {@code -cp <class path> Main}.
+   * The command line that starts this same psflow, less the flags of the launcher's role: this JVM's
+   * binary and flags, and either {@code -jar psflow.jar} (keeping the jar manifest's module flags) or
+   * {@code -cp <class path> Main}.
    */
   static List<String> javaCommand() {
     List<String> c = new ArrayList<>();
     c.add(ProcessHandle.current().info().command()
         .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java"));
     c.addAll(taskJvmFlags(ManagementFactory.getRuntimeMXBean().getInputArguments(),
-        System.getProperty(LAUNCHER_JVM_FLAGS, "")));
+        flagList(System.getProperty(LAUNCHER_JVM_FLAGS, ""))));
     // Tasks' output is read as UTF-8, whatever the locale says.
     c.addAll(List.of("-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8"));
     c.add("-D" + ParentWatchdog.PROPERTY + "=" + ProcessHandle.current().pid());
@@ -281,21 +287,17 @@ public final class LocalClusterCommand implements Callable<Integer> {
 
   /**
    * The launcher's own JVM flags that its tasks start with: all of them, less a debugger agent
-   * (it would try to listen on the same port in every task), the parent-watchdog property, and the
-   * first occurrence of each flag in {@code launcherOnly} (space-separated: what bin/jvm-flags.sh
-   * gave the launcher for its role, {@code -XX:TieredStopAtLevel=1}) with the property naming them.
-   * Later occurrences are a user's own ({@code PSFLOW_JAVA_OPTS}) and stay.
+   * (it would try to listen on the same port in every task), the parent-watchdog property, the
+   * properties naming role flags, and the first occurrence of each flag in {@code launcherOnly}
+   * (what bin/jvm-flags.sh gave the launcher for its role, at C1 only). Later occurrences are a
+   * user's own ({@code PSFLOW_JAVA_OPTS}) and stay.
    */
-  static List<String> taskJvmFlags(List<String> launcherFlags, String launcherOnly) {
-    List<String> dropOnce = new ArrayList<>();
-    for (String f : launcherOnly.split(" ")) {
-      if (!f.isBlank()) {
-        dropOnce.add(f);
-      }
-    }
+  static List<String> taskJvmFlags(List<String> launcherFlags, List<String> launcherOnly) {
+    List<String> dropOnce = new ArrayList<>(launcherOnly);
     List<String> c = new ArrayList<>();
     for (String a : launcherFlags) {
-      if (dropOnce.remove(a) || a.startsWith("-D" + LAUNCHER_JVM_FLAGS + "=") || a.startsWith("-agentlib:jdwp")
+      if (dropOnce.remove(a) || a.startsWith("-D" + LAUNCHER_JVM_FLAGS + "=")
+          || a.startsWith("-D" + C2_TASK_JVM_FLAGS + "=") || a.startsWith("-agentlib:jdwp")
           || a.startsWith("-Xrunjdwp") || a.startsWith("-D" + ParentWatchdog.PROPERTY + "=")) {
         continue;
       }
@@ -305,19 +307,32 @@ public final class LocalClusterCommand implements Callable<Integer> {
   }
 
   /**
-   * The command of a task that runs at C1 only: {@code java} with {@code -XX:TieredStopAtLevel=1}
-   * right after the binary, so that the launcher's own flags, a user's {@code PSFLOW_JAVA_OPTS}
-   * among them, come later and win. A ps runs so, and a replica program's worker
-   * ({@link #nativeGemmWorker}), as {@code bin/psflow} starts them (see bin/jvm-flags.sh for why).
+   * The role flags of a task at C1 only: the launcher's own ({@code launcherFlags}, as {@link
+   * #LAUNCHER_JVM_FLAGS} lists them), or {@code -XX:TieredStopAtLevel=1} alone for a launcher started
+   * without bin/psflow.
    */
-  static List<String> c1OnlyTaskCommand(List<String> java) {
-    List<String> c = new ArrayList<>(java);
-    c.add(1, "-XX:TieredStopAtLevel=1");
-    return c;
+  static List<String> c1Flags(String launcherFlags) {
+    List<String> flags = flagList(launcherFlags);
+    return flags.isEmpty() ? List.of("-XX:TieredStopAtLevel=1") : flags;
   }
 
   /**
-   * Whether a worker of {@code program} runs at C1 only, as a ps does ({@link #c1OnlyTaskCommand}), its
+   * A task's command: {@code java} with its role's flags right after the binary, so that the
+   * launcher's own flags, a user's {@code PSFLOW_JAVA_OPTS} among them, come later and win.
+   */
+  static List<String> withRoleFlags(List<String> java, List<String> roleFlags) {
+    List<String> c = new ArrayList<>(java);
+    c.addAll(1, roleFlags);
+    return c;
+  }
+
+  /** A list of flags written one per line (a flag, e.g. a cache's path, may hold spaces). */
+  static List<String> flagList(String lines) {
+    return lines.lines().filter(l -> !l.isBlank()).toList();
+  }
+
+  /**
+   * Whether a worker of {@code program} runs at C1 only, as a ps does ({@link #c1Flags}), its
    * matrix products on OpenBLAS (psflow-core's NativeBlas): the replica programs, whose hot kernels
    * are matrix products, on Linux x86-64, the platform psflow ships OpenBLAS's natives for.
    * bin/jvm-flags.sh decides the same for a worker started by hand (see there for why and the figures).

@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * bin/jvm-flags.sh passes the ahead-of-time cache only while it matches the jars: JDK 25 prints
- * "[error][aot]" lines on every JVM's output for a cache recorded from other jars. A ps task's JVM
- * and local-cluster's launcher run at C1 only.
+ * bin/jvm-flags.sh passes an ahead-of-time cache only while it matches the jars: JDK 25 prints
+ * "[error][aot]" lines on every JVM's output for a cache recorded from other jars. A ps task's JVM,
+ * a replica worker's and local-cluster's launcher run at C1 only, without the Vector API's module
+ * and with the C1 cache; every other JVM has the module and the C2 cache.
  */
 class JvmFlagsScriptTest {
   private static final Path SCRIPT = Path.of(System.getProperty("psflow.home", "..")).resolve("bin/jvm-flags.sh");
@@ -24,6 +25,7 @@ class JvmFlagsScriptTest {
 
   @TempDir Path root;
   private Path cache;
+  private Path c2Cache;
   private Path jar;
   private Path libJar;
 
@@ -33,17 +35,42 @@ class JvmFlagsScriptTest {
     jar = touch(target.resolve("psflow.jar"), RECORDED.minusSeconds(60));
     libJar = touch(target.resolve("lib/grpc-core.jar"), RECORDED.minusSeconds(3600));
     cache = touch(target.resolve("psflow.aot"), RECORDED);
+    c2Cache = touch(target.resolve("psflow-c2.aot"), RECORDED);
   }
 
   @Test
   void aCacheNewerThanEveryJarIsPassed() throws Exception {
-    assertThat(flags(25)).contains("-XX:AOTCache=" + cache);
+    assertThat(flags(25)).contains("-XX:AOTCache=" + c2Cache + "\n").doesNotContain("-XX:AOTCache=" + cache);
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps"))
+        .contains("-XX:AOTCache=" + cache + "\n").doesNotContain("-XX:AOTCache=" + c2Cache);
+  }
+
+  @Test
+  void aJvmAtC1OnlyHasNoVectorModuleAndDoesNotReplayTheCachesProfilesOnJdk25() throws Exception {
+    String ps = run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps");
+    assertThat(ps).doesNotContain("jdk.incubator.vector")
+        .contains("-XX:AOTCache=" + cache + "\n-XX:+UnlockDiagnosticVMOptions\n-XX:-AOTReplayTraining\n");
+    assertThat(run("PSFLOW_JAVA_MAJOR=26", "mnist-replica --job_name=ps"))
+        .as("the diagnostic flag was measured on JDK 25 only").contains("-XX:AOTCache=" + cache)
+        .doesNotContain("AOTReplayTraining").doesNotContain("UnlockDiagnosticVMOptions");
+    assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps"))
+        .as("without the cache nothing to replay").doesNotContain("AOTReplayTraining");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist")).contains("--add-modules\njdk.incubator.vector\n")
+        .doesNotContain("AOTReplayTraining");
   }
 
   @Test
   void aJarRebuiltSinceTheCacheLeavesItOut() throws Exception {
     touch(jar, RECORDED.plusSeconds(1));
     assertThat(flags(25)).doesNotContain("AOTCache").contains("-XX:+UseParallelGC");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps")).doesNotContain("AOTCache");
+  }
+
+  @Test
+  void eachCacheIsJudgedOnItsOwn() throws Exception {
+    touch(c2Cache, RECORDED.minusSeconds(7200));
+    assertThat(flags(25)).doesNotContain("AOTCache");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps")).contains("-XX:AOTCache=" + cache);
   }
 
   @Test
@@ -91,10 +118,15 @@ class JvmFlagsScriptTest {
   }
 
   @Test
-  void localClustersLauncherRunsAtC1OnlyAndNamesTheFlagItsTasksLeaveOut() throws Exception {
+  void localClustersLauncherRunsAtC1OnlyAndNamesItsOwnFlagsAndAC2TasksOneFlagPerLine() throws Exception {
     String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-Xmx1g", "local-cluster --ps=1 --workers=2 mnist-replica");
-    assertThat(flags).contains("-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n");
+    String c1 = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + cache + "\n-XX:+UnlockDiagnosticVMOptions\n-XX:-AOTReplayTraining";
+    assertThat(flags).startsWith(c1 + "\n-Dpsflow.launcher_jvm_flags=" + c1 + "\n"
+        + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:AOTCache=" + c2Cache + "\n");
     assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).isLessThan(flags.indexOf("-Xmx1g"));
+    assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).startsWith(
+        "-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n"
+            + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:+UseParallelGC\n");
   }
 
   private String flags(int javaMajor) throws Exception {

@@ -47,12 +47,27 @@ class LocalClusterCommandTest {
   }
 
   @Test
-  @DisplayName("a ps task's JVM runs at C1 only, the flag first so that the launcher's own flags win")
+  @DisplayName("a ps task's JVM runs at C1 only, with the launcher's own C1 flags first so that its other flags win")
   void aPsTaskRunsAtC1Only() {
     List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
+    List<String> c1 = LocalClusterCommand.c1Flags("-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow.aot\n");
 
-    assertThat(LocalClusterCommand.c1OnlyTaskCommand(java)).containsExactly(
-        "/jdk/bin/java", "-XX:TieredStopAtLevel=1", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
+    assertThat(LocalClusterCommand.withRoleFlags(java, c1)).containsExactly("/jdk/bin/java",
+        "-XX:TieredStopAtLevel=1", "-XX:AOTCache=/a b/psflow.aot", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar",
+        "psflow.jar");
+    assertThat(LocalClusterCommand.c1Flags("")).as("a launcher started without bin/psflow")
+        .containsExactly("-XX:TieredStopAtLevel=1");
+  }
+
+  @Test
+  @DisplayName("a task with C2 gets the flags bin/jvm-flags.sh gives a JVM with C2, one per line, in place of the launcher's")
+  void aC2TaskGetsTheC2Flags() {
+    List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-jar", "psflow.jar");
+    List<String> c2 = LocalClusterCommand.flagList("--add-modules\njdk.incubator.vector\n-XX:AOTCache=/a b/psflow-c2.aot");
+
+    assertThat(LocalClusterCommand.withRoleFlags(java, c2)).containsExactly("/jdk/bin/java", "--add-modules",
+        "jdk.incubator.vector", "-XX:AOTCache=/a b/psflow-c2.aot", "-Xss2m", "-jar", "psflow.jar");
+    assertThat(LocalClusterCommand.flagList("")).isEmpty();
   }
 
   @Test
@@ -69,13 +84,14 @@ class LocalClusterCommandTest {
   @Test
   @DisplayName("a task gets the launcher's JVM flags less those bin/jvm-flags.sh gave the launcher alone; a user's own stay")
   void aTaskLeavesTheLaunchersOwnC1FlagBehind() {
-    List<String> launcher = List.of("-Xss2m", "-XX:TieredStopAtLevel=1",
-        "-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1", "-agentlib:jdwp=transport=dt_socket",
+    List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-XX:AOTCache=/a b/psflow.aot", "-Xss2m",
+        "-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow.aot",
+        "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector", "-agentlib:jdwp=transport=dt_socket",
         "-Dpsflow.local_cluster.parent_pid=1", "-XX:TieredStopAtLevel=1", "-Xmx1g");
 
-    assertThat(LocalClusterCommand.taskJvmFlags(launcher, "-XX:TieredStopAtLevel=1"))
+    assertThat(LocalClusterCommand.taskJvmFlags(launcher, List.of("-XX:TieredStopAtLevel=1", "-XX:AOTCache=/a b/psflow.aot")))
         .containsExactly("-Xss2m", "-XX:TieredStopAtLevel=1", "-Xmx1g");
-    assertThat(LocalClusterCommand.taskJvmFlags(List.of("-Xss2m", "-XX:TieredStopAtLevel=1"), ""))
+    assertThat(LocalClusterCommand.taskJvmFlags(List.of("-Xss2m", "-XX:TieredStopAtLevel=1"), List.of()))
         .as("a launcher started without bin/psflow names none").containsExactly("-Xss2m", "-XX:TieredStopAtLevel=1");
   }
 

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * final field, the flag costs the JIT-compiled kernels nothing.
  *
  * <p>Without the module psflow still works, several times slower in matrix products, and says so
- * once per JVM with one SLF4J warning when a kernel first asks.
+ * once per JVM with one SLF4J warning when a kernel first asks, where C2 compiles (below: without
+ * C2 the module would not be used, and bin/psflow starts its JVMs at C1 only without it).
  *
  * <p>The Vector API pays only where HotSpot's optimizing compiler (C2) compiles the kernels: C1
  * and the interpreter run every vector operation as an object, far slower than a plain loop. So a
@@ -52,7 +53,7 @@ public final class VectorSupport {
 
   private static boolean detect() {
     boolean present = ModuleLayer.boot().findModule(MODULE).isPresent();
-    if (!present) {
+    if (!present && C2_COMPILES) {
       LoggerFactory.getLogger(VectorSupport.class).warn(
           "{} is not in this JVM: psflow's kernels run in plain Java, several times slower; "
               + "add --add-modules {} to the java command for full speed", MODULE, MODULE);
