@@ -1,5 +1,6 @@
 package dev.psflow.cli;
 
+import dev.psflow.distributed.ProcessExit;
 import dev.psflow.distributed.certs.ClusterCertificates;
 import dev.psflow.ops.KernelWarmup;
 import java.io.PrintWriter;
@@ -33,7 +34,12 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     ParentWatchdog.startIfAsked();
     warmUpKernelsFor(args);
-    System.exit(run(args));
+    // Ends the servers and the transport's threads before the JVM exits, on a normal return and on
+    // SIGTERM (a ps is stopped so): see ProcessExit for why.
+    Runtime.getRuntime().addShutdownHook(new Thread(ProcessExit::release, "psflow-process-exit"));
+    int code = run(args);
+    ProcessExit.release();
+    System.exit(code);
   }
 
   /** Commands that run no kernels of their own: they start tasks, write files or ask a server. */

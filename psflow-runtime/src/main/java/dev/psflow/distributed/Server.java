@@ -84,6 +84,7 @@ public final class Server implements AutoCloseable {
     this.cluster = cluster;
     this.target = "grpc://" + host + ":" + binding.port();
     InProcessMasters.register(target, master);
+    ProcessExit.serving(this);
   }
 
   /** Where to listen: the task's own address, or its port on {@code bindHost} when one is given. */
@@ -154,8 +155,8 @@ public final class Server implements AutoCloseable {
     stopped.await();
   }
 
-  /** Stops serving and closes the connections to other tasks. Idempotent. */
-  public void stop() {
+  /** Stops serving and closes the connections to other tasks. Idempotent; callers racing each other stop it once. */
+  public synchronized void stop() {
     if (stopped.getCount() == 0) {
       return;
     }
@@ -167,6 +168,7 @@ public final class Server implements AutoCloseable {
     master.close();
     worker.close();
     transport.close();
+    ProcessExit.stopped(this);
     stopped.countDown();
   }
 

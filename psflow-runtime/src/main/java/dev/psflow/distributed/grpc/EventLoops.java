@@ -1,5 +1,6 @@
 package dev.psflow.distributed.grpc;
 
+import dev.psflow.distributed.ProcessExit;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
@@ -10,16 +11,21 @@ import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * The transport's event-loop threads. By default one boss thread and gRPC's usual number of worker
  * threads (twice the cores), epoll where the platform has it, shared by every server of the JVM;
- * channels use gRPC's own. With the system property {@code psflow.grpc.eventLoopThreads=N} every
+ * channels get a group of their own of the same size, as gRPC's default would be, but psflow's, so
+ * that {@link ProcessExit} can end it before the JVM exits (gRPC keeps its own for a second after
+ * the last channel closes, and an exiting JVM waits for threads blocked in epoll). With the system property {@code psflow.grpc.eventLoopThreads=N} every
  * server and channel of this JVM shares one group of N daemon threads instead: the tests run with
  * N = 1, so a handler or callback that waits on another RPC deadlocks every time instead of now and
  * then (it would hold the only thread that can deliver the answer).
@@ -34,11 +40,16 @@ final class EventLoops {
 
   private EventLoops() {}
 
-  /** The default server groups, made on first use. */
+  /** The default groups, made on first use. */
   private static final class Defaults {
     static final boolean EPOLL = Epoll.isAvailable();
     static final EventLoopGroup BOSS = group(1, "psflow-grpc-boss");
     static final EventLoopGroup WORKER = group(0, "psflow-grpc-worker");
+    static final EventLoopGroup CHANNELS = group(0, "psflow-grpc-channel");
+
+    static {
+      ProcessExit.onRelease(() -> shutDown(List.of(BOSS, WORKER, CHANNELS)));
+    }
 
     private static EventLoopGroup group(int threads, String name) {
       IoHandlerFactory io = EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -58,7 +69,29 @@ final class EventLoops {
   }
 
   static NettyChannelBuilder apply(NettyChannelBuilder b) {
-    return SHARED == null ? b : b.eventLoopGroup(SHARED).channelType(NioSocketChannel.class);
+    if (SHARED != null) {
+      return b.eventLoopGroup(SHARED).channelType(NioSocketChannel.class);
+    }
+    return b.eventLoopGroup(Defaults.CHANNELS)
+        .channelType(Defaults.EPOLL ? EpollSocketChannel.class : NioSocketChannel.class);
+  }
+
+  /**
+   * Ends {@code groups}' threads at the process's exit: no quiet period, at most 200 ms for tasks
+   * still queued, then up to 500 ms for the threads to end (a process's servers and channels are
+   * closed by then).
+   */
+  private static void shutDown(List<EventLoopGroup> groups) {
+    for (EventLoopGroup g : groups) {
+      g.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS);
+    }
+    try {
+      for (EventLoopGroup g : groups) {
+        g.awaitTermination(500, TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static io.grpc.netty.shaded.io.netty.channel.ChannelFactory<ServerChannel> filtered(
@@ -74,7 +107,9 @@ final class EventLoops {
     if (threads <= 0) {
       return null;
     }
-    return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("psflow-grpc-loop", true),
+    EventLoopGroup g = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("psflow-grpc-loop", true),
         NioIoHandler.newFactory());
+    ProcessExit.onRelease(() -> shutDown(List.of(g)));
+    return g;
   }
 }
