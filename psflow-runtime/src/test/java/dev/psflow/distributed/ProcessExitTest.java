@@ -46,6 +46,12 @@ class ProcessExitTest {
       System.out.println("ps answered: " + answered);
       System.out.println("transport threads while serving: " + transportThreads());
       ProcessExit.release();
+      // An event loop's termination is reported just before its thread returns: let them return.
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().startsWith("psflow-grpc-")) {
+          t.join(10_000);
+        }
+      }
       System.out.println("transport threads after release: " + transportThreads());
       ps.join(); // returns at once once stopped; a server still up would hang the child past the test's limit
       worker.join();
