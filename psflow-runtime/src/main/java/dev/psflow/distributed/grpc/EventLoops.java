@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * threads (twice the cores), epoll where the platform has it, shared by every server of the JVM;
  * channels get a group of their own of the same size, as gRPC's default would be, but psflow's, so
  * that {@link ProcessExit} can end it before the JVM exits (gRPC keeps its own for a second after
- * the last channel closes, and an exiting JVM waits for threads blocked in epoll). With the system property {@code psflow.grpc.eventLoopThreads=N} every
+ * the last channel closes, and an exiting JVM waits for threads blocked in epoll). With the system
+ * property {@code psflow.grpc.eventLoopThreads=N} every
  * server and channel of this JVM shares one group of N daemon threads instead: the tests run with
  * N = 1, so a handler or callback that waits on another RPC deadlocks every time instead of now and
  * then (it would hold the only thread that can deliver the answer).
@@ -107,8 +108,8 @@ final class EventLoops {
     if (threads <= 0) {
       return null;
     }
-    EventLoopGroup g = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("psflow-grpc-loop", true),
-        NioIoHandler.newFactory());
+    EventLoopGroup g = new MultiThreadIoEventLoopGroup(threads,
+        new DefaultThreadFactory("psflow-grpc-loop", true), NioIoHandler.newFactory());
     ProcessExit.onRelease(() -> shutDown(List.of(g)));
     return g;
   }
