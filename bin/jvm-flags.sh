@@ -76,7 +76,7 @@
 # one flag per line, as a cache's path may hold spaces.
 
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
-  local root="$1" role=() c1=(-XX:TieredStopAtLevel=1) c2=(--add-modules jdk.incubator.vector) prev="" a job=""
+  local root="$1" role=() c1=(-XX:TieredStopAtLevel=1) c2=(--add-modules jdk.incubator.vector) prev="" a job="" kind=c2
   local target="$1/psflow-cli/target"
   shift
   for a in "$@"; do
@@ -86,23 +86,26 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     fi
     prev="$a"
   done
-  if psflow_aot_cache_usable "$root" "$target/psflow.aot"; then
+  if [ "${1:-}" = local-cluster ]; then
+    kind=launcher # both sets: its own, and its C2 tasks'
+  elif [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
+    kind=c1
+  fi
+  if [ "$kind" != c2 ] && psflow_aot_cache_usable "$root" "$target/psflow.aot"; then
     c1+=("-XX:AOTCache=$target/psflow.aot")
     if [ "${PSFLOW_JAVA_MAJOR:-0}" = 25 ]; then
       c1+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
     fi
   fi
-  if psflow_aot_cache_usable "$root" "$target/psflow-c2.aot"; then
+  if [ "$kind" != c1 ] && psflow_aot_cache_usable "$root" "$target/psflow-c2.aot"; then
     c2+=("-XX:AOTCache=$target/psflow-c2.aot")
   fi
-  if [ "${1:-}" = local-cluster ]; then
-    role=("${c1[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${c1[@]}")"
-      "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}")")
-  elif [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
-    role=("${c1[@]}")
-  else
-    role=("${c2[@]}")
-  fi
+  case "$kind" in
+    launcher) role=("${c1[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${c1[@]}")"
+      "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}")") ;;
+    c1) role=("${c1[@]}") ;;
+    *) role=("${c2[@]}") ;;
+  esac
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
   PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false

@@ -34,12 +34,11 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     ParentWatchdog.startIfAsked();
     warmUpKernelsFor(args);
-    // Ends the servers and the transport's threads before the JVM exits, on a normal return and on
-    // SIGTERM (a ps is stopped so): see ProcessExit for why.
+    // Ends the servers and the transport's threads before the JVM halts, after System.exit below
+    // and on SIGTERM (a ps is stopped so): the JVM halts once its shutdown hooks have returned. See
+    // ProcessExit for why.
     Runtime.getRuntime().addShutdownHook(new Thread(ProcessExit::release, "psflow-process-exit"));
-    int code = run(args);
-    ProcessExit.release();
-    System.exit(code);
+    System.exit(run(args));
   }
 
   /** Commands that run no kernels of their own: they start tasks, write files or ask a server. */

@@ -21,16 +21,8 @@ class WithoutVectorModuleTest {
 
   @Test
   void trainsInPlainJavaAndWarnsOnce() throws Exception {
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), TrainWithoutVectorModule.class.getName());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    p.getOutputStream().close();
-    byte[] out = p.getInputStream().readAllBytes(); // returns when the child exits and closes its stdout
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
-    String output = new String(out, StandardCharsets.UTF_8);
-    System.out.print(output); // keep the child's output in the test report
+    String output = train(List.of());
 
-    assertThat(p.exitValue()).as(output).isZero();
     assertThat(output).doesNotContain("NoClassDefFoundError").contains("vector api available = false");
     assertThat(output.lines().filter(l -> l.contains(WARNING)).count()).as(output).isEqualTo(1);
     assertThat(output).contains("add --add-modules jdk.incubator.vector to the java command for full speed");
@@ -51,22 +43,32 @@ class WithoutVectorModuleTest {
   @Test
   void atC1OnlyTheKernelsArePlainJavaWithoutAWarning() throws Exception {
     for (List<String> module : List.of(List.of("--add-modules", "jdk.incubator.vector"), List.<String>of())) {
-      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-          .toString(), "-XX:TieredStopAtLevel=1"));
-      cmd.addAll(module);
-      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), TrainWithoutVectorModule.class.getName()));
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      p.getOutputStream().close();
-      byte[] out = p.getInputStream().readAllBytes();
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
-      String output = new String(out, StandardCharsets.UTF_8);
-      System.out.print(output);
+      List<String> flags = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
+      flags.addAll(module);
+      String output = train(flags);
 
-      assertThat(p.exitValue()).as(output).isZero();
-      assertThat(output).as(cmd.toString()).contains("vector api available = false").doesNotContain(WARNING)
+      assertThat(output).as(flags.toString()).contains("vector api available = false").doesNotContain(WARNING)
           .doesNotContain("NoClassDefFoundError");
       assertThat(Pattern.compile("(\\w+): loss ([\\d.]+) -> ([\\d.]+)").matcher(output).results().count())
           .as(output).isEqualTo(4);
     }
+  }
+
+  /**
+   * {@link TrainWithoutVectorModule} in a child JVM on this test's class path with {@code jvmFlags};
+   * its output (also kept in the test report), once it has exited with code 0.
+   */
+  private static String train(List<String> jvmFlags) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(jvmFlags);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), TrainWithoutVectorModule.class.getName()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes(); // returns when the child exits and closes its stdout
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child finished").isTrue();
+    String output = new String(out, StandardCharsets.UTF_8);
+    System.out.print(output);
+    assertThat(p.exitValue()).as(cmd + "\n" + output).isZero();
+    return output;
   }
 }

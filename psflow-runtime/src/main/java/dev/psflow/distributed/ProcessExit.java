@@ -10,8 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * for the whole process (the event loops). Why: HotSpot's exit waits up to 300 ms for every thread
  * that is running native code to stop (VM_Exit's wait for threads in native), and an idle event
  * loop is one, blocked in {@code epoll_wait}; a worker's exit took 0.32–0.37 s after its last line,
- * nearly all of it that wait. The CLI calls {@link #release()} before {@code System.exit} and from
- * a shutdown hook (a ps stopped by SIGTERM); a program embedding psflow may call it too.
+ * nearly all of it that wait. The CLI calls {@link #release()} from a shutdown hook, which the JVM
+ * runs to its end before it halts: after {@code System.exit}, and when SIGTERM stops a ps. A program
+ * embedding psflow may call it too.
  *
  * <p>Thread-safe; {@link #release()} may run more than once, and concurrently.
  */
