@@ -36,7 +36,9 @@
 # on every JVM's output; a jar newer than the cache is the common case of it, and is caught here.
 # There are two caches, one per kind of JVM below, because a cache is refused (with "[error][aot]"
 # lines) by a JVM whose modules differ from the recording's: psflow.aot for the JVMs at C1 only,
-# recorded from the README's job, and psflow-c2.aot for the others, recorded from psflow mnist.
+# recorded from the README's job, and psflow-c2.aot for the others, recorded from psflow mnist. A
+# third, psflow-launcher.aot, is local-cluster's launcher's own from the same recording: a task's
+# cache lacks the classes that make certificates, start processes and relay their lines.
 
 # A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
 # and so on psflow's plain-Java kernels (VectorSupport): it serves pulls and applies updates, and its
@@ -70,14 +72,14 @@
 # measured) made their training slower. Measured (docs/benchmarks.md, "The C1 JVMs without the Vector
 # API's module"): the README's job's first step 0.4 s sooner (2.67 s against 3.06, 8 of 8 alternated
 # pairs), launch to exit 10.92 s against 11.11; with the replay back on, 12.13 s against 10.29.
-# The other JVMs keep the module and get the C2 cache. local-cluster's launcher passes both sets to its
-# tasks: -Dpsflow.launcher_jvm_flags lists its own C1 flags, which its C1 tasks get again and its C2
-# tasks leave out, and -Dpsflow.c2_task_jvm_flags the C2 tasks' (LocalClusterCommand); each list is
-# one flag per line, as a cache's path may hold spaces.
+# The other JVMs keep the module and get the C2 cache. local-cluster's launcher names its own role flags
+# and passes both sets to its tasks (LocalClusterCommand): -Dpsflow.launcher_jvm_flags lists its own
+# (its tasks leave them out), -Dpsflow.c1_task_jvm_flags the C1 tasks' and -Dpsflow.c2_task_jvm_flags
+# the C2 tasks'; each list is one flag per line, as a cache's path may hold spaces.
 
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
   local root="$1" role=() c1=(-XX:TieredStopAtLevel=1) c2=(--add-modules jdk.incubator.vector) prev="" a job="" kind=c2
-  local target="$1/psflow-cli/target"
+  local target="$1/psflow-cli/target" launcher=(-XX:TieredStopAtLevel=1)
   shift
   for a in "$@"; do
     case "$a" in --job_name=*) job="${a#--job_name=}" ;; esac
@@ -97,11 +99,18 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
       c1+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
     fi
   fi
+  if [ "$kind" = launcher ] && psflow_aot_cache_usable "$root" "$target/psflow-launcher.aot"; then
+    launcher+=("-XX:AOTCache=$target/psflow-launcher.aot")
+    if [ "${PSFLOW_JAVA_MAJOR:-0}" = 25 ]; then
+      launcher+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
+    fi
+  fi
   if [ "$kind" != c1 ] && psflow_aot_cache_usable "$root" "$target/psflow-c2.aot"; then
     c2+=("-XX:AOTCache=$target/psflow-c2.aot")
   fi
   case "$kind" in
-    launcher) role=("${c1[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${c1[@]}")"
+    launcher) role=("${launcher[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${launcher[@]}")"
+      "-Dpsflow.c1_task_jvm_flags=$(printf '%s\n' "${c1[@]}")"
       "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}")") ;;
     c1) role=("${c1[@]}") ;;
     *) role=("${c2[@]}") ;;

@@ -46,10 +46,12 @@ import picocli.CommandLine.Parameters;
     footer = {"", "Example: psflow local-cluster --ps=1 --workers=2 mnist-replica --train_steps=2000"})
 public final class LocalClusterCommand implements Callable<Integer> {
   /**
-   * The system property listing the JVM flags bin/jvm-flags.sh gave the launcher for running at C1 only,
-   * one per line: its C1 tasks get them again, its other tasks do not.
+   * The system property listing, one per line, the JVM flags bin/jvm-flags.sh gave the launcher for its
+   * role (C1 only, its own cache): its tasks leave them out.
    */
   static final String LAUNCHER_JVM_FLAGS = "psflow.launcher_jvm_flags";
+  /** The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a JVM at C1 only. */
+  static final String C1_TASK_JVM_FLAGS = "psflow.c1_task_jvm_flags";
   /** The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a JVM with C2. */
   static final String C2_TASK_JVM_FLAGS = "psflow.c2_task_jvm_flags";
   /** The flags local-cluster gives each task; the user may not give them too. */
@@ -108,7 +110,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
-    List<String> psJava = withRoleFlags(java, c1Flags(System.getProperty(LAUNCHER_JVM_FLAGS, "")));
+    List<String> psJava = withRoleFlags(java, c1Flags(System.getProperty(C1_TASK_JVM_FLAGS, "")));
     List<String> workerJava = nativeGemmWorker(program, System.getProperty("os.name"), System.getProperty("os.arch"))
         ? psJava : withRoleFlags(java, flagList(System.getProperty(C2_TASK_JVM_FLAGS, "")));
     Path throwAway = null;
@@ -297,7 +299,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     List<String> c = new ArrayList<>();
     for (String a : launcherFlags) {
       if (dropOnce.remove(a) || a.startsWith("-D" + LAUNCHER_JVM_FLAGS + "=")
-          || a.startsWith("-D" + C2_TASK_JVM_FLAGS + "=") || a.startsWith("-agentlib:jdwp")
+          || a.startsWith("-D" + C1_TASK_JVM_FLAGS + "=") || a.startsWith("-D" + C2_TASK_JVM_FLAGS + "=")
+          || a.startsWith("-agentlib:jdwp")
           || a.startsWith("-Xrunjdwp") || a.startsWith("-D" + ParentWatchdog.PROPERTY + "=")) {
         continue;
       }
@@ -307,12 +310,11 @@ public final class LocalClusterCommand implements Callable<Integer> {
   }
 
   /**
-   * The role flags of a task at C1 only: the launcher's own ({@code launcherFlags}, as {@link
-   * #LAUNCHER_JVM_FLAGS} lists them), or {@code -XX:TieredStopAtLevel=1} alone for a launcher started
-   * without bin/psflow.
+   * The role flags of a task at C1 only: those {@link #C1_TASK_JVM_FLAGS} lists ({@code c1TaskFlags}),
+   * or {@code -XX:TieredStopAtLevel=1} alone for a launcher started without bin/psflow.
    */
-  static List<String> c1Flags(String launcherFlags) {
-    List<String> flags = flagList(launcherFlags);
+  static List<String> c1Flags(String c1TaskFlags) {
+    List<String> flags = flagList(c1TaskFlags);
     return flags.isEmpty() ? List.of("-XX:TieredStopAtLevel=1") : flags;
   }
 

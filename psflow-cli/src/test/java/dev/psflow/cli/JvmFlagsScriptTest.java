@@ -118,15 +118,24 @@ class JvmFlagsScriptTest {
   }
 
   @Test
-  void localClustersLauncherRunsAtC1OnlyAndNamesItsOwnFlagsAndAC2TasksOneFlagPerLine() throws Exception {
+  void localClustersLauncherRunsAtC1OnlyOnItsOwnCacheAndNamesItsOwnFlagsAndItsTasksOneFlagPerLine() throws Exception {
+    Path launcherCache = touch(cache.resolveSibling("psflow-launcher.aot"), RECORDED);
     String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-Xmx1g", "local-cluster --ps=1 --workers=2 mnist-replica");
-    String c1 = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + cache + "\n-XX:+UnlockDiagnosticVMOptions\n-XX:-AOTReplayTraining";
-    assertThat(flags).startsWith(c1 + "\n-Dpsflow.launcher_jvm_flags=" + c1 + "\n"
+    String replayOff = "\n-XX:+UnlockDiagnosticVMOptions\n-XX:-AOTReplayTraining";
+    String launcher = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + launcherCache + replayOff;
+    String c1 = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + cache + replayOff;
+    assertThat(flags).startsWith(launcher + "\n-Dpsflow.launcher_jvm_flags=" + launcher + "\n"
+        + "-Dpsflow.c1_task_jvm_flags=" + c1 + "\n"
         + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:AOTCache=" + c2Cache + "\n");
     assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).isLessThan(flags.indexOf("-Xmx1g"));
     assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).startsWith(
         "-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n"
+            + "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1\n"
             + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:+UseParallelGC\n");
+    Files.delete(launcherCache);
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).as("a build recorded before the launcher had a cache")
+        .startsWith("-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n"
+            + "-Dpsflow.c1_task_jvm_flags=" + c1 + "\n");
   }
 
   private String flags(int javaMajor) throws Exception {

@@ -47,7 +47,7 @@ class LocalClusterCommandTest {
   }
 
   @Test
-  @DisplayName("a ps task's JVM runs at C1 only, with the launcher's own C1 flags first so that its other flags win")
+  @DisplayName("a ps task's JVM runs at C1 only, with the C1 tasks' flags first so that its other flags win")
   void aPsTaskRunsAtC1Only() {
     List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-XX:TieredStopAtLevel=4", "-jar", "psflow.jar");
     List<String> c1 = LocalClusterCommand.c1Flags("-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow.aot\n");
@@ -86,6 +86,7 @@ class LocalClusterCommandTest {
   void aTaskLeavesTheLaunchersOwnC1FlagBehind() {
     List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-XX:AOTCache=/a b/psflow.aot", "-Xss2m",
         "-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow.aot",
+        "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow-task.aot",
         "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector", "-agentlib:jdwp=transport=dt_socket",
         "-Dpsflow.local_cluster.parent_pid=1", "-XX:TieredStopAtLevel=1", "-Xmx1g");
 
