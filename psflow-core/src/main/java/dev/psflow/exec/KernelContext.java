@@ -32,7 +32,7 @@ public interface KernelContext {
    * faster than their inputs, call it before allocating.
    */
   default void checkOutputSize(int i, DType dtype, Shape shape) {
-    device().tensorSizeLimit().check("output " + i, dtype, shape);
+    device().tensorSizeLimit().checkOutput(i, dtype, shape);
   }
 
   default ResourceManager resources() {

@@ -83,6 +83,16 @@ public record TensorSizeLimit(long maxBytes) {
   }
 
   /**
+   * {@link #check} for a kernel's output {@code index}, run for every output of every step: its
+   * name is spelled only when it fails.
+   */
+  public void checkOutput(int index, DType dtype, Shape shape) {
+    if (bytes(dtype, shape) > maxBytes || elements(shape) > MAX_ELEMENTS) {
+      check("output " + index, dtype, shape);
+    }
+  }
+
+  /**
    * Checks every output of {@code op} whose shape is fully known before it runs (at registration):
    * a graph that would certainly allocate too much fails before it is accepted.
    */

@@ -48,6 +48,15 @@ class TensorSizeLimitTest {
   }
 
   @Test
+  void aKernelsOutputIsCheckedAsTheSameLimitAndNamedByItsIndex() {
+    ONE_MB.checkOutput(3, DType.FLOAT32, Shape.of(512, 512));
+    assertThatThrownBy(() -> ONE_MB.checkOutput(3, DType.FLOAT32, Shape.of(512, 513)))
+        .hasMessageContaining("output 3 of shape [512,513] (float) would take 1050624 bytes");
+    assertThatThrownBy(() -> TensorSizeLimit.NONE.checkOutput(1, DType.BOOL, Shape.of(1L << 32)))
+        .hasMessageContaining("output 1 of shape [4294967296] (bool) has 4294967296 elements");
+  }
+
+  @Test
   void aShapeKnownWhenTheGraphIsBuiltIsRefusedThen() {
     Graph g = new Graph();
     Ops tf = Ops.create(g);

@@ -35,7 +35,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * with its code. Thread-safe.
  */
 final class MasterSession {
-  private record Signature(List<String> feeds, List<String> fetches, List<String> targets) {}
+  /**
+   * A step's plan's key, looked up on every step: equals and hashCode written out, as {@code
+   * ResourceManager}'s key's are (a record's own run through a method-handle chain C1 does not inline).
+   */
+  private record Signature(List<String> feeds, List<String> fetches, List<String> targets) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Signature s && feeds.equals(s.feeds) && fetches.equals(s.fetches)
+          && targets.equals(s.targets);
+    }
+
+    @Override
+    public int hashCode() {
+      return (31 * feeds.hashCode() + fetches.hashCode()) * 31 + targets.hashCode();
+    }
+  }
 
   private static final AtomicLong STEP_IDS = new AtomicLong(new SecureRandom().nextLong() >>> 2);
 
