@@ -34,14 +34,9 @@ final class LinePrefixer {
     this.err = err;
   }
 
-  /** Prints one line of {@code task}'s output, then shows it to the listeners. */
-  void line(String task, String text) {
-    line(task, text, true);
-  }
-
   /**
-   * Prints one line of {@code task}'s output, flushed only if {@code flush} (more of the task's
-   * lines are already read, and the last of them flushes), then shows it to the listeners.
+   * Prints one line of {@code task}'s output, flushed only if {@code flush} (otherwise more of the
+   * task's lines are already read, and the last of them flushes), then shows it to the listeners.
    */
   private void line(String task, String text, boolean flush) {
     print(out, "[" + task + "] " + text, flush);
