@@ -12,6 +12,8 @@ import dev.psflow.exec.TensorSizeLimit;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.InternalNettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiators;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -121,8 +123,11 @@ public final class GrpcTransport implements Transport {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(at);
     if (tls != null) {
       SslContext serverTls = TlsCredentials.server(task, tls);
-      builder.sslContext(serverTls).intercept(new Authorization(task));
+      builder.protocolNegotiator(LargeFrames.negotiator(InternalProtocolNegotiators.serverTls(serverTls)))
+          .intercept(new Authorization(task));
       TlsWarmup.start(serverTls, channelTls);
+    } else {
+      builder.protocolNegotiator(LargeFrames.negotiator(InternalProtocolNegotiators.serverPlaintext()));
     }
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
@@ -205,8 +210,12 @@ public final class GrpcTransport implements Transport {
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress(at.getHostString(), at.getPort());
     if (channelTls != null) {
       builder.sslContext(channelTls);
+      InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder,
+          LargeFrames.clientFactory(InternalProtocolNegotiators.tls(channelTls, null, null), 443));
     } else {
       builder.usePlaintext();
+      InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder,
+          LargeFrames.clientFactory(InternalProtocolNegotiators.plaintext(), 80));
     }
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
