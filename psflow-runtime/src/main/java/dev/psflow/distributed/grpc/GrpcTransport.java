@@ -123,6 +123,7 @@ public final class GrpcTransport implements Transport {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(at);
     if (tls != null) {
       SslContext serverTls = TlsCredentials.server(task, tls);
+      // gRPC's own TLS negotiator, as sslContext() would choose, wrapped.
       builder.protocolNegotiator(LargeFrames.negotiator(InternalProtocolNegotiators.serverTls(serverTls)))
           .intercept(new Authorization(task));
       TlsWarmup.start(serverTls, channelTls);
@@ -208,15 +209,10 @@ public final class GrpcTransport implements Transport {
   ManagedChannel channel(String address, String peer) {
     InetSocketAddress at = socketAddress(address);
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress(at.getHostString(), at.getPort());
-    if (channelTls != null) {
-      builder.sslContext(channelTls);
-      InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder,
-          LargeFrames.clientFactory(InternalProtocolNegotiators.tls(channelTls, null, null), 443));
-    } else {
-      builder.usePlaintext();
-      InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder,
-          LargeFrames.clientFactory(InternalProtocolNegotiators.plaintext(), 80));
-    }
+    // gRPC's own TLS or plaintext negotiator, as sslContext() or usePlaintext() would choose, wrapped.
+    InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder, channelTls != null
+        ? LargeFrames.clientFactory(InternalProtocolNegotiators.tls(channelTls, null, null), 443)
+        : LargeFrames.clientFactory(InternalProtocolNegotiators.plaintext(), 80));
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
       builder.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);
