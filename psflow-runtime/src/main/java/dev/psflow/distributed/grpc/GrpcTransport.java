@@ -211,8 +211,8 @@ public final class GrpcTransport implements Transport {
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress(at.getHostString(), at.getPort());
     // gRPC's own TLS or plaintext negotiator, as sslContext() or usePlaintext() would choose, wrapped.
     InternalNettyChannelBuilder.setProtocolNegotiatorFactory(builder, channelTls != null
-        ? LargeFrames.clientFactory(InternalProtocolNegotiators.tls(channelTls, null, null), 443)
-        : LargeFrames.clientFactory(InternalProtocolNegotiators.plaintext(), 80));
+        ? LargeFrames.clientFactory(LargeFrames.negotiator(InternalProtocolNegotiators.tls(channelTls, null, null)), 443)
+        : LargeFrames.clientFactory(LargeFrames.negotiator(InternalProtocolNegotiators.plaintext()), 80));
     builder.flowControlWindow(FLOW_CONTROL_WINDOW);
     if (WRITE_BUFFER != null) {
       builder.withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER);

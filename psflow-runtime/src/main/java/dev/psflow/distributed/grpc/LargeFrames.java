@@ -10,6 +10,7 @@ import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Exception;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2FrameListenerDecorator;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Settings;
 import io.grpc.netty.shaded.io.netty.util.AsciiString;
+import java.util.function.Consumer;
 
 /**
  * HTTP/2 DATA frames of up to {@link #MAX_FRAME_BYTES} (1 MiB) on every connection, where HTTP/2
@@ -38,9 +39,12 @@ final class LargeFrames {
 
   /** {@code n}, whose connections also announce the larger frame size once the peer's first SETTINGS arrive. */
   static InternalProtocolNegotiator.ProtocolNegotiator negotiator(InternalProtocolNegotiator.ProtocolNegotiator n) {
-    if (MAX_FRAME_BYTES <= 16 << 10) {
-      return n;
-    }
+    return MAX_FRAME_BYTES <= 16 << 10 ? n : onEachConnection(n, LargeFrames::announce);
+  }
+
+  /** {@code n}, which first hands each connection's HTTP/2 handler to {@code hook}, before the connection starts. */
+  static InternalProtocolNegotiator.ProtocolNegotiator onEachConnection(InternalProtocolNegotiator.ProtocolNegotiator n,
+      Consumer<GrpcHttp2ConnectionHandler> hook) {
     return new InternalProtocolNegotiator.ProtocolNegotiator() {
       @Override
       public AsciiString scheme() {
@@ -49,7 +53,7 @@ final class LargeFrames {
 
       @Override
       public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
-        announce(grpcHandler);
+        hook.accept(grpcHandler);
         return n.newHandler(grpcHandler);
       }
 
@@ -60,14 +64,13 @@ final class LargeFrames {
     };
   }
 
-  /** A channel's negotiators: {@link #negotiator} of {@code n}, for a target whose port defaults to {@code defaultPort}. */
+  /** A channel's negotiators: {@code n}, for a target whose port defaults to {@code defaultPort}. */
   static InternalProtocolNegotiator.ClientFactory clientFactory(InternalProtocolNegotiator.ProtocolNegotiator n,
       int defaultPort) {
-    InternalProtocolNegotiator.ProtocolNegotiator large = negotiator(n);
     return new InternalProtocolNegotiator.ClientFactory() {
       @Override
       public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator() {
-        return large;
+        return n;
       }
 
       @Override

@@ -101,23 +101,25 @@ final class HostilePeer implements AutoCloseable {
     return s;
   }
 
-  static <Q, R> MethodDescriptor<byte[], byte[]> raw(MethodDescriptor<Q, R> m) {
-    MethodDescriptor.Marshaller<byte[]> bytes = new MethodDescriptor.Marshaller<>() {
-      @Override
-      public InputStream stream(byte[] v) {
-        return new ByteArrayInputStream(v);
-      }
+  /** Messages as their bytes, unparsed. */
+  static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(byte[] v) {
+      return new ByteArrayInputStream(v);
+    }
 
-      @Override
-      public byte[] parse(InputStream s) {
-        try {
-          return s.readAllBytes();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
+    @Override
+    public byte[] parse(InputStream s) {
+      try {
+        return s.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-    };
-    return m.toBuilder(bytes, bytes).build();
+    }
+  };
+
+  static <Q, R> MethodDescriptor<byte[], byte[]> raw(MethodDescriptor<Q, R> m) {
+    return m.toBuilder(BYTES, BYTES).build();
   }
 
   @Override

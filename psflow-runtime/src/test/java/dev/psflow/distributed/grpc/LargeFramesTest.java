@@ -10,26 +10,21 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.netty.shaded.io.grpc.netty.GrpcHttp2ConnectionHandler;
 import io.grpc.netty.shaded.io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiator;
 import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiators;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
-import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Exception;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2FrameListenerDecorator;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
-import io.grpc.netty.shaded.io.netty.util.AsciiString;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,24 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class LargeFramesTest {
   private static final int TENSOR_BYTES = 318_040;
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
   private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Echo/Echo")
-      .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+      .setRequestMarshaller(HostilePeer.BYTES).setResponseMarshaller(HostilePeer.BYTES).build();
 
   @TempDir Path certs;
 
@@ -164,17 +144,7 @@ class LargeFramesTest {
         .flowControlWindow(GrpcTransport.FLOW_CONTROL_WINDOW)
         .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, GrpcTransport.WRITE_BUFFER);
     InternalProtocolNegotiator.ProtocolNegotiator client = counting(large.apply(clientSide), largestToClient);
-    InternalNettyChannelBuilder.setProtocolNegotiatorFactory(b, new InternalProtocolNegotiator.ClientFactory() {
-      @Override
-      public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator() {
-        return client;
-      }
-
-      @Override
-      public int getDefaultPort() {
-        return 443;
-      }
-    });
+    InternalNettyChannelBuilder.setProtocolNegotiatorFactory(b, LargeFrames.clientFactory(client, 443));
     channel = b.build();
     // The announcement goes out once the peer's first SETTINGS have arrived: the connection's
     // first call may cross before it does.
@@ -186,31 +156,16 @@ class LargeFramesTest {
   /** {@code n}, recording in {@code largest} the largest DATA frame its connections receive. */
   private static InternalProtocolNegotiator.ProtocolNegotiator counting(InternalProtocolNegotiator.ProtocolNegotiator n,
       AtomicInteger largest) {
-    return new InternalProtocolNegotiator.ProtocolNegotiator() {
-      @Override
-      public AsciiString scheme() {
-        return n.scheme();
-      }
-
-      @Override
-      public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
-        ChannelHandler h = n.newHandler(grpcHandler);
-        Http2ConnectionDecoder decoder = grpcHandler.decoder();
-        decoder.frameListener(new Http2FrameListenerDecorator(decoder.frameListener()) {
-          @Override
-          public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream)
-              throws Http2Exception {
-            largest.accumulateAndGet(data.readableBytes(), Math::max);
-            return super.onDataRead(ctx, streamId, data, padding, endOfStream);
-          }
-        });
-        return h;
-      }
-
-      @Override
-      public void close() {
-        n.close();
-      }
-    };
+    return LargeFrames.onEachConnection(n, grpcHandler -> {
+      Http2ConnectionDecoder decoder = grpcHandler.decoder();
+      decoder.frameListener(new Http2FrameListenerDecorator(decoder.frameListener()) {
+        @Override
+        public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream)
+            throws Http2Exception {
+          largest.accumulateAndGet(data.readableBytes(), Math::max);
+          return super.onDataRead(ctx, streamId, data, padding, endOfStream);
+        }
+      });
+    });
   }
 }
