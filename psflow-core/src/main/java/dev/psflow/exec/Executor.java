@@ -17,8 +17,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Scheduling: a finished op decrements its successors' pending counts; the ops that become ready
  * run inline on the same thread, one after the other, except that a second expensive op
- * ({@link dev.psflow.ops.OpDef#isExpensive}) ready alongside others goes to the {@link ComputePool}
- * so it can use another core: a handoff costs microseconds, more than most kernels.
+ * ({@link dev.psflow.ops.OpDef#isExpensive}) with large inputs (65,536 elements or more) ready
+ * alongside another goes to the {@link ComputePool} so it can use another core: a handoff costs
+ * microseconds, more than most kernels.
  * Asynchronous kernels (Recv, dequeue) return at once and continue on their callback. The first
  * failure cancels the step and fails the result; ops still running see it and stop.
  *

@@ -38,7 +38,7 @@ final class ExecutorStep {
     step.cancellation().onCancel(() -> result.completeExceptionally(step.cancellation().cause()));
     IntQueue ready = new IntQueue();
     for (int r : roots) {
-      if (executor.node(r).expensive() && hasExpensive(ready)) {
+      if (worthAnotherCore(executor.node(r)) && hasExpensive(ready)) {
         ComputePool.execute(() -> runFrom(r));
       } else {
         ready.add(r);
@@ -125,12 +125,12 @@ final class ExecutorStep {
 
   /**
    * Decrements successors' pending counts; those that become ready join {@code ready}, except an
-   * expensive op when an expensive one is already queued here: that one goes to another core.
+   * op {@link #worthAnotherCore} when one such is already queued here: that one goes to another core.
    */
   private void propagate(Node n, IntQueue ready) {
     for (int s : n.successors()) {
       if (pending.decrementAndGet(s) == 0) {
-        if (executor.node(s).expensive() && hasExpensive(ready)) {
+        if (worthAnotherCore(executor.node(s)) && hasExpensive(ready)) {
           ComputePool.execute(() -> runFrom(s));
         } else {
           ready.add(s);
@@ -143,16 +143,44 @@ final class ExecutorStep {
   }
 
   /**
-   * Whether this thread already has expensive work queued: only then is a second expensive op
-   * worth another core (a lone one runs sooner here than after a handoff and a wake-up).
+   * Whether this thread already has work {@link #worthAnotherCore} queued: only then is a second such
+   * op worth another core (a lone one runs sooner here than after a handoff and a wake-up).
    */
   private boolean hasExpensive(IntQueue ready) {
     for (int i = ready.head; i < ready.tail; i++) {
-      if (executor.node(ready.items[i]).expensive()) {
+      if (worthAnotherCore(executor.node(ready.items[i]))) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The fewest input elements of an expensive op worth handing to another core (65,536 unless
+   * {@code -Dpsflow.handoffMinElements=N}; 0 hands off every expensive op, as before there was a floor).
+   */
+  static final long HANDOFF_MIN_ELEMENTS = Long.getLong("psflow.handoffMinElements", 1 << 16);
+
+  /**
+   * Whether {@code n}, now ready, is worth a core of its own: an expensive op ({@link
+   * dev.psflow.ops.OpDef#isExpensive}) whose inputs hold {@link #HANDOFF_MIN_ELEMENTS} elements or more.
+   * A handoff costs the stepping thread a wake-up of a pool thread and that thread tens of microseconds
+   * of spinning, more than a small product or an update of a bias takes: in the replica example's
+   * local step, where every handoff was of such an op (the output layer's products, its Adam updates),
+   * handing none off ran 1.07x the steps/sec (docs/benchmarks.md).
+   */
+  private boolean worthAnotherCore(Node n) {
+    if (!n.expensive()) {
+      return false;
+    }
+    long elements = 0;
+    for (int s : n.inSlots()) {
+      Tensor t = slots[s];
+      if (t != null) {
+        elements += t.size();
+      }
+    }
+    return elements >= HANDOFF_MIN_ELEMENTS;
   }
 
   /** A small growable FIFO of node indices, local to one thread. */

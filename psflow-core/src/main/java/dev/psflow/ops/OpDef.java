@@ -42,9 +42,9 @@ public interface OpDef {
   }
 
   /**
-   * True for ops worth a thread of their own (a large MatMul, an optimizer apply): when several
-   * ops become ready at once, the executor hands expensive ones to other cores and runs cheap ones
-   * inline, since a thread handoff costs more than a cheap kernel.
+   * True for ops worth a thread of their own (a MatMul, an optimizer apply) when their inputs are
+   * large: when several such ops become ready at once, the executor hands them to other cores and
+   * runs the rest inline, since a thread handoff costs more than a cheap kernel.
    */
   default boolean isExpensive() {
     return false;
