@@ -70,7 +70,7 @@ public final class Device {
     if (v == null || !v.isInitialized()) {
       return -1;
     }
-    Tensor t = v.valueForUpdate();
+    Tensor t = v.live();
     return t.dtype() == DType.INT64 && t.shape().rank() == 0 ? t.longData()[0] : -1;
   }
 

@@ -101,7 +101,7 @@ public enum SaveV2 implements OpDef {
       throw StatusException.failedPrecondition(
           "uninitialized variable " + h.name() + ": run its initializer (or the global variables initializer) first");
     }
-    return v.valueForUpdate();
+    return v.live();
   }
 
   /** The bytes written (for the task's metrics), 0 when the file cannot be measured. */

@@ -66,7 +66,7 @@ public enum ResourceGather implements OpDef {
     return ctx -> {
       VariableResource v = StateChecks.variable(ctx, 0, dtype);
       // The live value, not a copy: gather copies only the rows asked for.
-      ctx.setOutput(0, Indexing.gather(v.valueForUpdate(), ctx.input(1), 0));
+      ctx.setOutput(0, Indexing.gather(v.live(), ctx.input(1), 0));
     };
   }
 

@@ -86,12 +86,15 @@ public enum ApplyAdam implements OpDef {
    */
   public static void apply(VariableResource var, VariableResource m, VariableResource v, double beta1Power,
       double beta2Power, double lr, double beta1, double beta2, double epsilon, Tensor grad, boolean useNesterov) {
-    Tensor w = var.valueForUpdate();
-    Tensor mt = TrainingChecks.slotValue(var, w, m);
-    Tensor vt = TrainingChecks.slotValue(var, w, v);
-    TrainingChecks.requireGradShape(var, w, grad);
     double lrT = lr * Math.sqrt(1 - beta2Power) / (1 - beta1Power);
-    update(w, mt, vt, 0, grad, 0, w.size(), lrT, beta1, beta2, epsilon, useNesterov);
+    // Every element is rewritten: when a reader holds the value, the update writes the new one to a
+    // new tensor as it goes, rather than copying the old one first (VariableResource.rewrite).
+    var.rewrite((from, to) -> {
+      Tensor mt = TrainingChecks.slotValue(var, from, m);
+      Tensor vt = TrainingChecks.slotValue(var, from, v);
+      TrainingChecks.requireGradShape(var, from, grad);
+      update(from, to, mt, vt, 0, grad, 0, from.size(), lrT, beta1, beta2, epsilon, useNesterov);
+    });
   }
 
   /** The lazy sparse update: only the rows named by {@code indices}. */
@@ -103,18 +106,19 @@ public enum ApplyAdam implements OpDef {
     SparseRows rows = SparseRows.of(var, w, grad, indices);
     double lrT = lr * Math.sqrt(1 - beta2Power) / (1 - beta1Power);
     for (int k = 0; k < rows.count(); k++) {
-      update(w, mt, vt, rows.varOffset(k), rows.grad(), rows.gradOffset(k), rows.rowLength(), lrT, beta1, beta2,
+      update(w, w, mt, vt, rows.varOffset(k), rows.grad(), rows.gradOffset(k), rows.rowLength(), lrT, beta1, beta2,
           epsilon, false);
     }
   }
 
-  private static void update(Tensor w, Tensor m, Tensor v, int off, Tensor g, int gOff, int len, double lrT,
-      double beta1, double beta2, double epsilon, boolean nesterov) {
+  /** Reads the variable's elements from {@code w} and writes them to {@code wOut}, which may be {@code w}. */
+  private static void update(Tensor w, Tensor wOut, Tensor m, Tensor v, int off, Tensor g, int gOff, int len,
+      double lrT, double beta1, double beta2, double epsilon, boolean nesterov) {
     switch (w.dtype()) {
-      case FLOAT32 -> update32(w.floatData(), m.floatData(), v.floatData(), off, g.floatData(), gOff, len, (float) lrT,
-          (float) beta1, (float) beta2, (float) epsilon, nesterov);
-      case FLOAT64 -> update64(w.doubleData(), m.doubleData(), v.doubleData(), off, g.doubleData(), gOff, len, lrT,
-          beta1, beta2, epsilon, nesterov);
+      case FLOAT32 -> update32(w.floatData(), wOut.floatData(), m.floatData(), v.floatData(), off, g.floatData(), gOff,
+          len, (float) lrT, (float) beta1, (float) beta2, (float) epsilon, nesterov);
+      case FLOAT64 -> update64(w.doubleData(), wOut.doubleData(), m.doubleData(), v.doubleData(), off, g.doubleData(),
+          gOff, len, lrT, beta1, beta2, epsilon, nesterov);
       default -> throw StatusException.invalidArgument("Adam needs float or double variables, got " + w.dtype());
     }
   }
@@ -122,11 +126,11 @@ public enum ApplyAdam implements OpDef {
   // The Vector API rather than a plain loop when the JVM has it: with the variable and the gradient at different
   // offsets (sparse rows) C2 cannot prove the arrays apart and leaves the loop scalar, about 5x slower. The lanes
   // compute exactly what the scalar loop does (no fma), so dense and sparse agree bit for bit.
-  static void update32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int len, float lrT,
-      float beta1, float beta2, float eps, boolean nesterov) {
+  static void update32(float[] w, float[] wOut, float[] m, float[] v, int off, float[] g, int gOff, int len,
+      float lrT, float beta1, float beta2, float eps, boolean nesterov) {
     int done = VectorSupport.AVAILABLE
-        ? Vectorized.update32(w, m, v, off, g, gOff, len, lrT, beta1, beta2, eps, nesterov) : 0;
-    scalar32(w, m, v, off, g, gOff, done, len, lrT, beta1, beta2, eps, nesterov);
+        ? Vectorized.update32(w, wOut, m, v, off, g, gOff, len, lrT, beta1, beta2, eps, nesterov) : 0;
+    scalar32(w, wOut, m, v, off, g, gOff, done, len, lrT, beta1, beta2, eps, nesterov);
   }
 
   /**
@@ -137,8 +141,8 @@ public enum ApplyAdam implements OpDef {
    * Denormals' bit test). Taking Nesterov's choice out of the loop bought 1.5% more, not worth a
    * second copy of it.
    */
-  static void scalar32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int from, int len, float lrT,
-      float beta1, float beta2, float eps, boolean nesterov) {
+  static void scalar32(float[] w, float[] wOut, float[] m, float[] v, int off, float[] g, int gOff, int from, int len,
+      float lrT, float beta1, float beta2, float eps, boolean nesterov) {
     float c1 = 1 - beta1;
     float c2 = 1 - beta2;
     int gMinusVar = gOff - off;
@@ -152,12 +156,12 @@ public enum ApplyAdam implements OpDef {
       m[k] = mi;
       v[k] = vi;
       float step = nesterov ? gi * c1 + mi * beta1 : mi;
-      w[k] -= step * lrT / ((float) Math.sqrt(vi) + eps);
+      wOut[k] = w[k] - step * lrT / ((float) Math.sqrt(vi) + eps);
     }
   }
 
-  private static void update64(double[] w, double[] m, double[] v, int off, double[] g, int gOff, int len,
-      double lrT, double beta1, double beta2, double eps, boolean nesterov) {
+  private static void update64(double[] w, double[] wOut, double[] m, double[] v, int off, double[] g, int gOff,
+      int len, double lrT, double beta1, double beta2, double eps, boolean nesterov) {
     double c1 = 1 - beta1;
     double c2 = 1 - beta2;
     if (!nesterov) {
@@ -168,7 +172,7 @@ public enum ApplyAdam implements OpDef {
         double vi = Denormals.flush(v[k] + (gi * gi - v[k]) * c2);
         m[k] = mi;
         v[k] = vi;
-        w[k] -= mi * lrT / (Math.sqrt(vi) + eps);
+        wOut[k] = w[k] - mi * lrT / (Math.sqrt(vi) + eps);
       }
     } else {
       for (int i = 0; i < len; i++) {
@@ -178,7 +182,7 @@ public enum ApplyAdam implements OpDef {
         double vi = Denormals.flush(v[k] + (gi * gi - v[k]) * c2);
         m[k] = mi;
         v[k] = vi;
-        w[k] -= (gi * c1 + mi * beta1) * lrT / (Math.sqrt(vi) + eps);
+        wOut[k] = w[k] - (gi * c1 + mi * beta1) * lrT / (Math.sqrt(vi) + eps);
       }
     }
   }
@@ -191,8 +195,8 @@ public enum ApplyAdam implements OpDef {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
     /** Updates elements [0, F.loopBound(len)) and returns that bound. */
-    static int update32(float[] w, float[] m, float[] v, int off, float[] g, int gOff, int len, float lrT,
-        float beta1, float beta2, float eps, boolean nesterov) {
+    static int update32(float[] w, float[] wOut, float[] m, float[] v, int off, float[] g, int gOff, int len,
+        float lrT, float beta1, float beta2, float eps, boolean nesterov) {
       float c1 = 1 - beta1;
       float c2 = 1 - beta2;
       int i = 0;
@@ -206,7 +210,7 @@ public enum ApplyAdam implements OpDef {
         vi.intoArray(v, off + i);
         FloatVector step = nesterov ? gi.mul(c1).add(mi.mul(beta1)) : mi;
         FloatVector wi = FloatVector.fromArray(F, w, off + i);
-        wi.sub(step.mul(lrT).div(vi.sqrt().add(eps))).intoArray(w, off + i);
+        wi.sub(step.mul(lrT).div(vi.sqrt().add(eps))).intoArray(wOut, off + i);
       }
       return i;
     }

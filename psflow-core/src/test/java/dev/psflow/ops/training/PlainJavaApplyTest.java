@@ -43,9 +43,9 @@ class PlainJavaApplyTest {
     float lrT = 0.01f, b1 = 0.9f, b2 = 0.999f, eps = 1e-7f;
     for (boolean nesterov : new boolean[] {false, true}) {
       State s = State.random(nesterov ? 1 : 2);
-      State plain = run(s, p -> ApplyAdam.scalar32(p.w, p.s1, p.s2, OFF, p.g, G_OFF, 0, LEN, lrT,
+      State plain = run(s, p -> ApplyAdam.scalar32(p.w, p.w, p.s1, p.s2, OFF, p.g, G_OFF, 0, LEN, lrT,
           b1, b2, eps, nesterov));
-      State dispatched = run(s, p -> ApplyAdam.update32(p.w, p.s1, p.s2, OFF, p.g, G_OFF, LEN,
+      State dispatched = run(s, p -> ApplyAdam.update32(p.w, p.w, p.s1, p.s2, OFF, p.g, G_OFF, LEN,
           lrT, b1, b2, eps, nesterov));
       for (int i = 0; i < LEN; i++) {
         int k = OFF + i;
