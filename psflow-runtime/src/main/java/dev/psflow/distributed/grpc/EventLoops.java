@@ -79,8 +79,8 @@ final class EventLoops {
    * A ps makes its channel to a worker while it serves that worker's first step (the step's RunGraph
    * pulls the worker's gradients), so on the loop that already serves the worker's calls the pull,
    * its answer, the Adam update it feeds and the RunGraph's reply stay on one thread; on a thread of
-   * the channel group each of them was a wake-up of another thread. The async MNIST job, 6000 steps,
-   * 3 alternated pairs: the ps's CPU 0.96x, training 0.98x the time (docs/benchmarks.md).
+   * the channel group each of them was a wake-up of another thread. The README's job 0.95x the time
+   * (10 alternated pairs); over 6000 steps the ps's CPU 0.87x, the job's 0.92x (docs/benchmarks.md).
    * {@code -Dpsflow.grpc.pinChannels=false} keeps every channel on the channel group.
    */
   static NettyChannelBuilder apply(NettyChannelBuilder b) {
