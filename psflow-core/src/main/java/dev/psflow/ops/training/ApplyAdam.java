@@ -80,9 +80,11 @@ public enum ApplyAdam implements OpDef {
   }
 
   /**
-   * The dense update straight on the variables' storage, without locking: what the kernel runs
-   * once it has found its inputs (public for benchmarks). INVALID_ARGUMENT on mismatched shapes,
-   * FAILED_PRECONDITION naming a variable that has no value.
+   * The dense update straight on the variables' storage, without locking (but when a reader holds
+   * the variable's value: then into a new array, under the variable's lock, {@link
+   * VariableResource#rewrite}): what the kernel runs once it has found its inputs (public for
+   * benchmarks). INVALID_ARGUMENT on mismatched shapes, FAILED_PRECONDITION naming a variable that
+   * has no value.
    */
   public static void apply(VariableResource var, VariableResource m, VariableResource v, double beta1Power,
       double beta2Power, double lr, double beta1, double beta2, double epsilon, Tensor grad, boolean useNesterov) {
