@@ -109,7 +109,9 @@ public final class VariableResource implements Resource {
   /**
    * Runs {@code update} in place, or, when a reader holds the value, from the value into a new tensor
    * that becomes the value once written (under {@link #lock()}, so that two such updates do not both
-   * start from the old value): the copy that copy-on-write needs is the update's own writes.
+   * start from the old value): the copy that copy-on-write needs is the update's own writes. The lock
+   * is held only while the update computes, so an update of the same variable that waits for it
+   * waits for arithmetic, never for I/O or another step, as a {@code use_locking} apply does.
    */
   public void rewrite(Rewrite update) {
     Tensor v = live();

@@ -6,6 +6,11 @@ import dev.psflow.ops.training.ApplyAdam;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /** Reads share a variable's value and updates copy it first (copy-on-write), as TensorFlow's resource variables. */
@@ -59,5 +64,38 @@ class VariableResourceTest {
     assertThat(same.live()).as("no reader: updated in place").isSameAs(inPlace);
     assertThat(w.live().floatData()).as("the same update either way").containsExactly(same.live().floatData());
     assertThat(w.live().floatData()[0]).isLessThan(1);
+  }
+
+  @Test
+  void lockedUpdatesBesideReadsLoseNothing() throws Exception {
+    VariableResource counter = variable("counter", 0, 0);
+    int threads = 4;
+    int updates = 2000;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < updates; i++) {
+            counter.read(); // so that the update below copies the value first, most of the time
+            counter.lock().lock();
+            try {
+              float[] value = counter.valueForUpdate().floatData();
+              value[0] += 1;
+              value[1] += 1;
+            } finally {
+              counter.lock().unlock();
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(counter.live().floatData()).containsExactly(threads * updates, threads * updates);
   }
 }
