@@ -33,8 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * figures. Each task has its own registry, so several servers in one JVM report apart.
  *
  * <p>Cheap on the hot path: the data point of each label combination is looked up once and cached
- * ({@link #rpc}), so a call costs a map get and a few adds; histograms keep no exemplars (their
- * sampler schedules a task per observation). Thread-safe.
+ * ({@link #rpc}), so a call costs a map get and a few adds; no metric keeps exemplars (their
+ * sampler schedules a task per observation, and psflow has no traces for them to point at). Thread-safe.
  *
  * <pre>{@code
  * TaskMetrics m = new TaskMetrics("ps", worker.device().resources(), figures); // figures: live steps, global step
@@ -78,7 +78,7 @@ public final class TaskMetrics implements TrainingEvents {
    */
   public TaskMetrics(String role, ResourceManager resources, TaskFigures task) {
     steps = Counter.builder().name("psflow_steps_total").help("Steps (RunGraph calls) this task ran, by role")
-        .labelNames("role").register(registry).labelValues(role);
+        .labelNames("role").withoutExemplars().register(registry).labelValues(role);
     stepSeconds = Histogram.builder().name("psflow_step_duration_seconds")
         .help("Time one step (RunGraph) took on this task, by role").labelNames("role")
         .classicOnly().classicUpperBounds(SECONDS).withoutExemplars().register(registry).labelValues(role);
@@ -90,10 +90,10 @@ public final class TaskMetrics implements TrainingEvents {
     applyStaleness = staleness.labelValues("apply");
     accumulatorStaleness = staleness.labelValues("accumulator");
     accumulated = Counter.builder().name("psflow_sync_gradients_accumulated_total")
-        .help("Sync replicas' gradients added to an accumulator").register(registry).labelValues();
+        .help("Sync replicas' gradients added to an accumulator").withoutExemplars().register(registry).labelValues();
     dropped = Counter.builder().name("psflow_sync_gradients_dropped_total")
         .help("Sync replicas' gradients dropped as stale (computed before the accumulator's global step)")
-        .register(registry).labelValues();
+        .withoutExemplars().register(registry).labelValues();
     GaugeWithCallback.builder().name("psflow_sync_queue_tokens").help("Elements in each FIFO queue (sync tokens)")
         .labelNames("queue")
         .callback(cb -> resources.forEach(FifoQueue.class, (name, q) -> cb.call(q.size(), name)))
@@ -115,17 +115,17 @@ public final class TaskMetrics implements TrainingEvents {
         .help("Time one SaveV2 (this task's checkpoint shard) took").classicOnly().classicUpperBounds(SECONDS)
         .withoutExemplars().register(registry);
     checkpointBytes = Counter.builder().name("psflow_checkpoint_saved_bytes_total")
-        .help("Bytes of checkpoint shards this task wrote").register(registry);
+        .help("Bytes of checkpoint shards this task wrote").withoutExemplars().register(registry);
     rpcSeconds = Histogram.builder().name("psflow_rpc_duration_seconds")
         .help("RPCs by side (server: served here; client: made from here), method and peer task, and their time")
         .labelNames("side", "method", "peer").classicOnly().classicUpperBounds(SECONDS).withoutExemplars()
         .register(registry);
     rpcBytesIn = Counter.builder().name("psflow_rpc_received_bytes_total")
         .help("Message bytes received (serialized, before HTTP/2 framing) by side, method and peer")
-        .labelNames("side", "method", "peer").register(registry);
+        .labelNames("side", "method", "peer").withoutExemplars().register(registry);
     rpcBytesOut = Counter.builder().name("psflow_rpc_sent_bytes_total")
         .help("Message bytes sent (serialized, before HTTP/2 framing) by side, method and peer")
-        .labelNames("side", "method", "peer").register(registry);
+        .labelNames("side", "method", "peer").withoutExemplars().register(registry);
     registerJvmMetrics(registry);
   }
 

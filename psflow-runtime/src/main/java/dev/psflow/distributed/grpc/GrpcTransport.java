@@ -74,6 +74,7 @@ public final class GrpcTransport implements Transport {
    * last reads, so the cap is kept near the tensors of a step rather than at the window.
    * {@code -Dpsflow.grpc.readBufferBytes=0} keeps Netty's default.
    */
+  static final boolean RETRY = Boolean.parseBoolean(System.getProperty("psflow.grpc.retry", "false"));
   static final RecvByteBufAllocator READ_BUFFER = readBuffer(Integer.getInteger(READ_BUFFER_PROPERTY, 1 << 20));
 
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
@@ -219,6 +220,9 @@ public final class GrpcTransport implements Transport {
     }
     if (READ_BUFFER != null) {
       builder.withOption(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFER);
+    }
+    if (!RETRY) {
+      builder.disableRetry();
     }
     ManagedChannel c = EventLoops.apply(builder)
         .directExecutor()
