@@ -79,8 +79,10 @@ public final class GrpcTransport implements Transport {
    * which keeps the call's messages for a replay even with no retry policy, for its transparent
    * retry of a stream the server never saw. psflow retries at the step (a failed RunGraph or
    * RecvTensors aborts the step and the session recovers), as TensorFlow does, so its channels go
-   * without: a 6000-step async MNIST job used 0.94x the CPU (the ps 0.93x). A call that races a
-   * closing connection now fails UNAVAILABLE instead of going to a new one. {@code
+   * without: a 6000-step async MNIST job used 0.94x the CPU (the ps 0.93x). A server's close of an
+   * idle connection is graceful (GOAWAY, a PING, then the last stream it took), so no call races
+   * it; a call that meets a connection as it breaks fails UNAVAILABLE instead of being tried again
+   * on a new one. {@code
    * -Dpsflow.grpc.retry=true} restores gRPC's default.
    */
   static final boolean RETRY = Boolean.parseBoolean(System.getProperty("psflow.grpc.retry", "false"));
