@@ -39,6 +39,27 @@ import java.util.concurrent.TimeUnit;
  * server; {@link #close()} shuts every channel down (shutdown, wait, shutdownNow).
  */
 public final class GrpcTransport implements Transport {
+  /**
+   * The chunk size of the pooled allocator gRPC makes for its Netty buffers: 16 MiB (Netty's own
+   * default) where gRPC-java asks for 2 MiB unless this property is set. A buffer larger than a
+   * chunk is not pooled: it is allocated from the system and freed after one use, and every page of
+   * it is faulted in and zeroed by the kernel again. With 2 MiB chunks the HTTP/2 decoder's
+   * accumulation of a large tensor's frames, and the framing of one, took fresh memory each step:
+   * at 1600 hidden units (5 MB tensors) page faults were 16% of a ps's CPU, and with 16 MiB chunks
+   * the 600-step async job took 0.90x the time and 0.88x the CPU (4 pairs; 400 units 0.86x; the
+   * README's 100-unit job level; docs/benchmarks.md). A chunk is allocated only when a thread's
+   * arena needs one. Set
+   * before any Netty class reads it (this class is loaded before the transport's first buffer); a
+   * value given on the command line wins.
+   */
+  static final String ALLOCATOR_MAX_ORDER_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.maxOrder";
+
+  static {
+    if (System.getProperty(ALLOCATOR_MAX_ORDER_PROPERTY) == null) {
+      System.setProperty(ALLOCATOR_MAX_ORDER_PROPERTY, "11");
+    }
+  }
+
   static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE;
   static final String WRITE_BUFFER_PROPERTY = "psflow.grpc.writeBufferBytes";
   static final String READ_BUFFER_PROPERTY = "psflow.grpc.readBufferBytes";
@@ -66,6 +87,18 @@ public final class GrpcTransport implements Transport {
       writeBuffer(Integer.getInteger(WRITE_BUFFER_PROPERTY, FLOW_CONTROL_WINDOW));
 
   /**
+   * gRPC-java wraps every call of a channel with retries enabled (its default) in a RetriableStream,
+   * which keeps the call's messages for a replay even with no retry policy, for its transparent
+   * retry of a stream the server never saw. psflow retries at the step (a failed RunGraph or
+   * RecvTensors aborts the step and the session recovers), as TensorFlow does, so its channels go
+   * without: a 6000-step async MNIST job used 0.94x the CPU (the ps 0.93x). A server's close of an
+   * idle connection is graceful (GOAWAY, a PING, then the last stream it took), so no call races
+   * it; a call that meets a connection as it breaks fails UNAVAILABLE instead of being tried again
+   * on a new one. {@code -Dpsflow.grpc.retry=true} restores gRPC's default.
+   */
+  static final boolean RETRY = Boolean.parseBoolean(System.getProperty("psflow.grpc.retry", "false"));
+
+  /**
    * The most one socket read takes: 1 MiB, where Netty's default stops at 64 KiB. Every read goes
    * up the whole pipeline (TLS, HTTP/2, gRPC's deframer), so a 318 KB tensor arriving in five reads
    * paid for that five times: with 1 MiB a ps made 3.9 reads per global step instead of 7.3, a
@@ -74,18 +107,6 @@ public final class GrpcTransport implements Transport {
    * last reads, so the cap is kept near the tensors of a step rather than at the window.
    * {@code -Dpsflow.grpc.readBufferBytes=0} keeps Netty's default.
    */
-  /**
-   * gRPC-java wraps every call of a channel with retries enabled (its default) in a RetriableStream,
-   * which keeps the call's messages for a replay even with no retry policy, for its transparent
-   * retry of a stream the server never saw. psflow retries at the step (a failed RunGraph or
-   * RecvTensors aborts the step and the session recovers), as TensorFlow does, so its channels go
-   * without: a 6000-step async MNIST job used 0.94x the CPU (the ps 0.93x). A server's close of an
-   * idle connection is graceful (GOAWAY, a PING, then the last stream it took), so no call races
-   * it; a call that meets a connection as it breaks fails UNAVAILABLE instead of being tried again
-   * on a new one. {@code
-   * -Dpsflow.grpc.retry=true} restores gRPC's default.
-   */
-  static final boolean RETRY = Boolean.parseBoolean(System.getProperty("psflow.grpc.retry", "false"));
   static final RecvByteBufAllocator READ_BUFFER = readBuffer(Integer.getInteger(READ_BUFFER_PROPERTY, 1 << 20));
 
   private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
