@@ -48,9 +48,8 @@ public final class GrpcTransport implements Transport {
    * at 1600 hidden units (5 MB tensors) page faults were 16% of a ps's CPU, and with 16 MiB chunks
    * the 600-step async job took 0.90x the time and 0.88x the CPU (4 pairs; 400 units 0.86x; the
    * README's 100-unit job level; docs/benchmarks.md). A chunk is allocated only when a thread's
-   * arena needs one. Set
-   * before any Netty class reads it (this class is loaded before the transport's first buffer); a
-   * value given on the command line wins.
+   * arena needs one. Set before any Netty class reads it (this class is loaded before the
+   * transport's first buffer); a value given on the command line wins.
    */
   static final String ALLOCATOR_MAX_ORDER_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.maxOrder";
 
