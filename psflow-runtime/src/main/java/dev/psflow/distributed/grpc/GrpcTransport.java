@@ -88,12 +88,13 @@ public final class GrpcTransport implements Transport {
   /**
    * gRPC-java wraps every call of a channel with retries enabled (its default) in a RetriableStream,
    * which keeps the call's messages for a replay even with no retry policy, for its transparent
-   * retry of a stream the server never saw. psflow retries at the step (a failed RunGraph or
+   * retry of a stream the server never saw. psflow recovers at the step (a failed RunGraph or
    * RecvTensors aborts the step and the session recovers), as TensorFlow does, so its channels go
-   * without: a 6000-step async MNIST job used 0.94x the CPU (the ps 0.93x). A server's close of an
-   * idle connection is graceful (GOAWAY, a PING, then the last stream it took), so no call races
-   * it; a call that meets a connection as it breaks fails UNAVAILABLE instead of being tried again
-   * on a new one. {@code -Dpsflow.grpc.retry=true} restores gRPC's default.
+   * without: a 6000-step async MNIST job used 0.98x the CPU (the ps 0.96x; 4 pairs against this
+   * flag, docs/benchmarks.md). A server's close of an idle connection is graceful (GOAWAY, a
+   * PING, then the last stream it took), so no call races it; a call that meets a connection as it
+   * breaks fails UNAVAILABLE instead of being tried again on a new one. {@code
+   * -Dpsflow.grpc.retry=true} restores gRPC's default.
    */
   static final boolean RETRY = Boolean.parseBoolean(System.getProperty("psflow.grpc.retry", "false"));
 
