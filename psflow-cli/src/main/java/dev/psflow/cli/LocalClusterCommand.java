@@ -212,11 +212,11 @@ public final class LocalClusterCommand implements Callable<Integer> {
     if (insecure && tlsDir != null) {
       throw usage("give --tls_dir or --insecure, not both");
     }
-    List<String> programs = spec.root().subcommands().entrySet().stream()
-        .filter(e -> !e.getValue().getCommandSpec().equals(spec) && !e.getKey().equals("help"))
-        .map(e -> e.getKey()).toList();
-    if (!programs.contains(program)) {
-      throw usage("unknown PROGRAM '" + program + "'; one of: " + String.join(", ", visible(programs)));
+    // From Main's list, not the parsed subcommands: Main gave picocli only the programs this command line names.
+    List<String> programs = Main.programs();
+    if (!programs.contains(program) || !spec.root().subcommands().containsKey(program)) {
+      throw usage("unknown PROGRAM '" + program + "'; one of: "
+          + String.join(", ", programs.stream().filter(p -> !Main.isHidden(p)).toList()));
     }
     for (String flag : programFlags) {
       for (String ours : CLUSTER_FLAGS) {
@@ -226,11 +226,6 @@ public final class LocalClusterCommand implements Callable<Integer> {
         }
       }
     }
-  }
-
-  private List<String> visible(List<String> programs) {
-    return programs.stream().filter(p -> !spec.root().subcommands().get(p).getCommandSpec().usageMessage().hidden())
-        .toList();
   }
 
   private List<LocalCluster.Kill> parseKills() {

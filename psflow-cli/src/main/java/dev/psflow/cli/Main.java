@@ -26,8 +26,6 @@ public final class Main implements Runnable {
       ServerCommand.class, ToyCommand.class, ExplainCommand.class, InGraphReplicaCommand.class,
       LocalClusterCommand.class, StatusCommand.class, CertsCommand.class, EchoTaskCommand.class, ProbeCommand.class,
       EmbeddingLookupCommand.class, EmbeddingReplicaCommand.class, CommandLine.HelpCommand.class);
-  /** Commands that look at the other programs: local-cluster starts one of them, help describes them. */
-  private static final Set<String> SEE_ALL = Set.of("local-cluster", "help");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -91,12 +89,7 @@ public final class Main implements Runnable {
   /** Runs the command line and returns the exit code (for tests and for embedding). */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
-    // picocli builds a model of every subcommand it is given, reflecting over all their options:
-    // a third of a second of a task's start-up, paid by every JVM of a cluster. A command line that
-    // names its program gets that one alone; anything else (no program, a flag, a typo) gets all.
-    Class<?> named = args.length == 0 || SEE_ALL.contains(args[0]) ? null : COMMANDS.stream()
-        .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
-    for (Class<?> c : named != null ? List.<Class<?>>of(named) : COMMANDS) {
+    for (Class<?> c : commandsFor(args)) {
       CommandLine sub = new CommandLine(c);
       // addSubcommand gives the subcommand its parent's parser settings: keep its own (local-cluster
       // stops at its program's name)
@@ -107,6 +100,40 @@ public final class Main implements Runnable {
     cli.setParameterExceptionHandler(Main::parameterError);
     cli.setExecutionExceptionHandler(Main::executionError);
     return cli.execute(args);
+  }
+
+  /**
+   * The subcommands worth a model for this command line. picocli builds a model of every subcommand
+   * it is given, reflecting over all their options: a third of a second of a task's start-up, paid
+   * by every JVM of a cluster, and before local-cluster's launcher starts its first task. A command
+   * line that names its program gets that one alone; local-cluster gets itself and the programs its
+   * arguments name (its PROGRAM is one of them); anything else (no program, help, a flag, a typo)
+   * gets all.
+   */
+  static List<Class<?>> commandsFor(String... args) {
+    if (args.length == 0 || args[0].equals("help")) {
+      return COMMANDS;
+    }
+    List<String> rest = Arrays.asList(args).subList(1, args.length);
+    List<Class<?>> named = COMMANDS.stream().filter(c -> args[0].equals("local-cluster")
+        ? c == LocalClusterCommand.class || rest.contains(name(c)) : name(c).equals(args[0])).toList();
+    boolean found = named.size() > (args[0].equals("local-cluster") ? 1 : 0);
+    return found ? named : COMMANDS;
+  }
+
+  /** The programs local-cluster can run, as {@code psflow --help} lists them (hidden ones too). */
+  static List<String> programs() {
+    return COMMANDS.stream().filter(c -> c != LocalClusterCommand.class && c != CommandLine.HelpCommand.class)
+        .map(Main::name).toList();
+  }
+
+  /** Whether {@code psflow --help} leaves the program out of its list. */
+  static boolean isHidden(String program) {
+    return COMMANDS.stream().anyMatch(c -> name(c).equals(program) && c.getAnnotation(Command.class).hidden());
+  }
+
+  private static String name(Class<?> command) {
+    return command.getAnnotation(Command.class).name();
   }
 
   @Override

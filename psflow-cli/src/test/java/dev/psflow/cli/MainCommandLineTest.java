@@ -2,6 +2,7 @@ package dev.psflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -43,5 +44,32 @@ class MainCommandLineTest {
     PsflowInJvm.Result r = PsflowInJvm.run("local-cluster", "--ps=1", "--workers=1", "no-such-program");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("no-such-program").doesNotContain("Exception");
+  }
+
+  @Test
+  void localClusterGetsItselfAndTheProgramsItsArgumentsName() {
+    assertThat(Main.commandsFor("local-cluster", "--ps=1", "mnist-replica", "--train_steps=10"))
+        .containsExactly(MnistReplicaCommand.class, LocalClusterCommand.class);
+    // A flag's value that names a program brings that one too; the real PROGRAM is still there.
+    assertThat(Main.commandsFor("local-cluster", "--kill", "toy", "mnist-replica"))
+        .containsExactly(MnistReplicaCommand.class, ToyCommand.class, LocalClusterCommand.class);
+  }
+
+  @Test
+  void anythingElseGetsEveryProgram() {
+    List<Class<?>> all = Main.commandsFor();
+    assertThat(all).contains(MnistReplicaCommand.class, LocalClusterCommand.class, CertsCommand.class);
+    assertThat(Main.commandsFor("help", "mnist")).isEqualTo(all);
+    assertThat(Main.commandsFor("--help")).isEqualTo(all);
+    assertThat(Main.commandsFor("local-cluster", "--ps=1", "no-such-program")).isEqualTo(all);
+    assertThat(Main.commandsFor("mnist", "--train_steps=10")).containsExactly(MnistCommand.class);
+  }
+
+  @Test
+  void localClusterListsEveryProgramWhenItsProgramIsUnknown() {
+    PsflowInJvm.Result r = PsflowInJvm.run("local-cluster", "--kill=toy@1", "mnist-replicas");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("unknown PROGRAM 'mnist-replicas'; one of: ").contains("mnist-replica", "toy",
+        "in-graph-replica");
   }
 }
