@@ -29,6 +29,11 @@
 # alternated pairs shorter), the README's job 10.23 s against 10.54 (7 of 10); the JDK's own
 # java.util.concurrent, java.nio and java.lang.invoke as well gained nothing more.
 # CompileCommand=quiet keeps HotSpot from printing the commands at start.
+# SweeperThreshold=40: HotSpot asks the collector to unload code once the JIT has added this much of
+# the code cache since the last time (15% by default). A JVM at C1 only has a 48 MB code cache, so
+# its first 7 MB of compiled code, early in training, cost every task a full collection (ParallelGC;
+# "Pause Full (CodeCache GC Threshold)", 38-39 ms of a worker's, -Xlog:gc); a C1 task's code stays
+# under 9 MB (-XX:+PrintCodeCache at the end of the README's job), so at 40% it never comes.
 # -XX:AOTCache: an ahead-of-time cache bin/aot-cache records (bin/build runs it), when there is one,
 # it is newer than the jars it was recorded from, and the JDK is 25 or newer (an older JVM would
 # refuse the flag); PSFLOW_AOT_CACHE=0 leaves it out. The JVM checks the cache against its jars
@@ -116,7 +121,7 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     *) role=("${c2[@]}") ;;
   esac
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
-  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m
+  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m -XX:SweeperThreshold=40
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false
     -XX:CompileCommand=quiet
     '-XX:CompileCommand=CompileThresholdScaling,io/grpc/*.*,0.05'
