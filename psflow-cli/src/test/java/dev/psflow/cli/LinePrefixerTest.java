@@ -72,6 +72,38 @@ class LinePrefixerTest {
     assertThat(printed.toString()).isEqualTo("local-cluster: restarting worker1" + System.lineSeparator());
   }
 
+  @Test
+  @DisplayName("a line the task wrote in pieces comes out whole, a multi-byte character cut between them too")
+  void joinsALineWrittenInPieces() throws IOException, InterruptedException {
+    PipedOutputStream task = new PipedOutputStream();
+    PipedInputStream in = new PipedInputStream(task);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    lines.onLine((t, line) -> seen.add(line));
+    Thread pump = lines.pump("worker0", in);
+    byte[] text = "loss 0.5 \u2264 1\r\nnext\n".getBytes(StandardCharsets.UTF_8);
+    int cut = "loss 0.5 ".length() + 1; // inside the three bytes of the character
+
+    task.write(text, 0, cut);
+    task.flush();
+    Thread.sleep(50);
+    task.write(text, cut, text.length - cut);
+    task.close();
+    pump.join();
+
+    assertThat(printed.toString().lines()).containsExactly("[worker0] loss 0.5 \u2264 1", "[worker0] next");
+    assertThat(seen).containsExactly("loss 0.5 \u2264 1", "next");
+  }
+
+  @Test
+  @DisplayName("a line longer than the relay's buffer comes out whole")
+  void relaysALongLineWhole() throws InterruptedException {
+    String longLine = "x".repeat(200_000);
+
+    lines.pump("ps0", stream("a\n" + longLine + "\nb\n")).join();
+
+    assertThat(printed.toString().lines()).containsExactly("[ps0] a", "[ps0] " + longLine, "[ps0] b");
+  }
+
   private static InputStream stream(String text) {
     return new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
   }
