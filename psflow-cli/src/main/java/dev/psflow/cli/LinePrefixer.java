@@ -118,12 +118,15 @@ final class LinePrefixer {
     String prefix = "[" + task + "] ";
     String separator = System.lineSeparator();
     StringBuilder b = new StringBuilder(text.length() + 32);
-    List<String> each = new ArrayList<>();
+    boolean keep = !listeners.isEmpty(); // the lines are kept only for listeners
+    List<String> each = keep ? new ArrayList<>() : List.of();
     for (int from = 0, nl; from < text.length(); from = nl + 1) {
       nl = text.indexOf('\n', from);
       String line = text.substring(from, nl > from && text.charAt(nl - 1) == '\r' ? nl - 1 : nl);
       b.append(prefix).append(line).append(separator);
-      each.add(line);
+      if (keep) {
+        each.add(line);
+      }
     }
     print(out, b.toString());
     for (String line : each) {

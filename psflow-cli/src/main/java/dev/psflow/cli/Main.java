@@ -114,11 +114,11 @@ public final class Main implements Runnable {
     if (args.length == 0 || args[0].equals("help")) {
       return COMMANDS;
     }
+    boolean cluster = args[0].equals("local-cluster");
     List<String> rest = Arrays.asList(args).subList(1, args.length);
-    List<Class<?>> named = COMMANDS.stream().filter(c -> args[0].equals("local-cluster")
+    List<Class<?>> named = COMMANDS.stream().filter(c -> cluster
         ? c == LocalClusterCommand.class || rest.contains(name(c)) : name(c).equals(args[0])).toList();
-    boolean found = named.size() > (args[0].equals("local-cluster") ? 1 : 0);
-    return found ? named : COMMANDS;
+    return named.size() > (cluster ? 1 : 0) ? named : COMMANDS;
   }
 
   /** The programs local-cluster can run, as {@code psflow --help} lists them (hidden ones too). */
