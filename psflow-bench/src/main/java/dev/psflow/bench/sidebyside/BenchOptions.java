@@ -12,7 +12,7 @@ import java.util.List;
 record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path tensorflow, Path dataDir,
     boolean scaling, Double timeoutSeconds, List<String> psflowTaskFlags, boolean insecure, boolean help) {
   static final String USAGE = """
-      Usage: bin/bench [--train_steps=2000] [--runs=3] [--workloads=local,async,sync] [--no-scaling]
+      Usage: bin/bench [--train_steps=2000] [--runs=3] [--workloads=local,async,sync,main] [--no-scaling]
                        [--tensorflow=DIR] [--data_dir=datasets/mnist] [--timeout_s=S] [--psflow_task_flags='...']
                        [--insecure]
       Trains the replica example's model (batch 100, Adam 0.01) with psflow and, given --tensorflow=DIR (the
@@ -21,7 +21,8 @@ record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path ten
       and the scaling section (async at --hidden_units 100, 400, 1600, and with 2 ps tasks; one run each).
         --train_steps=N         global steps per job (default 2000)
         --runs=N                alternations per workload (default 3)
-        --workloads=LIST        any of local, async, sync (default all three)
+        --workloads=LIST        any of local, async, sync, main (default all four); main is the README's main
+                                job, timed whole: psflow's local-cluster command beside TensorFlow's three tasks
         --no-scaling            skip the scaling section
         --tensorflow=DIR        the TensorFlow reference's directory (bin/bench builds it when needed)
         --data_dir=DIR          MNIST's four *-ubyte.gz files (default: the project's datasets/mnist)
@@ -35,7 +36,7 @@ record BenchOptions(int trainSteps, int runs, List<Workload> workloads, Path ten
   static BenchOptions parse(String[] args, Path defaultDataDir) {
     int trainSteps = 2000;
     int runs = 3;
-    List<Workload> workloads = List.of(Workload.LOCAL, Workload.ASYNC, Workload.SYNC);
+    List<Workload> workloads = List.of(Workload.LOCAL, Workload.ASYNC, Workload.SYNC, Workload.MAIN);
     Path tensorflow = null;
     Path dataDir = defaultDataDir;
     boolean scaling = true;

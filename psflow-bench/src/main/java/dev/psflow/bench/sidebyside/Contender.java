@@ -3,6 +3,7 @@ package dev.psflow.bench.sidebyside;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -25,6 +26,14 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
 
   /** Local training's steps/sec with the first 50 steps excluded, from what the process printed. */
   OptionalDouble localStepsPerSec(List<String> output);
+
+  /**
+   * The one command that runs the whole {@link Workload#MAIN} job as the system's README does, or
+   * empty where the README starts the tasks by hand (they are then started as for {@code async}).
+   */
+  default Optional<List<String>> mainJobCommand(Job job) {
+    return Optional.empty();
+  }
 
   /** Why this system cannot run {@code w}, or null when it can. */
   default String unsupported(Workload w) {
@@ -52,9 +61,13 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
    * Local training is {@code psflow mnist}; a task is {@code psflow mnist-replica}, started by hand
    * as TensorFlow's are (not through local-cluster). {@code extraTaskFlags} go to every ps and worker
    * (this is the one place to change psflow's task command line, e.g. for a transport flag).
+   * The main job is the README's command, {@code script} ({@code bin/psflow}) {@code local-cluster
+   * --ps=1 --workers=2 mnist-replica}: bin/psflow picks the launcher's JVM flags and local-cluster
+   * its tasks', and makes the run's certificates; {@code mainJobFlags} go after the program's name
+   * (the user's extra task flags, {@code --insecure} for a plaintext run).
    */
   record Psflow(String java, List<String> jvmFlags, List<String> psJvmFlags, List<String> workerJvmFlags, Path jar,
-      List<String> extraTaskFlags)
+      List<String> extraTaskFlags, Path script, List<String> mainJobFlags)
       implements Contender {
     @Override
     public String name() {
@@ -91,6 +104,18 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
     @Override
     public OptionalDouble localStepsPerSec(List<String> output) {
       return LogLines.lastNumber(output, LogLines.PSFLOW_LOCAL_STEPS_PER_SEC);
+    }
+
+    @Override
+    public Optional<List<String>> mainJobCommand(Job job) {
+      List<String> c = new ArrayList<>(List.of(script.toString(), "local-cluster", "--ps=" + job.workload().psTasks(),
+          "--workers=" + Workload.WORKERS, "mnist-replica"));
+      c.addAll(modelFlags(job));
+      // Every task gets it: the chief's checkpoints and event files go there (by default, a fresh
+      // directory under /tmp), and the ps's SaveV2 under it, as its checkpoint root.
+      c.add("--log_dir=" + job.scratchDir());
+      c.addAll(mainJobFlags);
+      return Optional.of(c);
     }
 
     private List<String> jvm(List<String> flags) {

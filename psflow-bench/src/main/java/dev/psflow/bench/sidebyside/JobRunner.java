@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -18,7 +19,9 @@ import java.util.stream.Collectors;
  * Runs one job of one {@link Contender} and measures it. Local: one process. Distributed: the ps
  * tasks, worker 1 and worker 0 started in that order on free 127.0.0.1 ports, as the reference's
  * README starts them by hand; when both workers have exited the ps tasks are stopped by PID
- * (SIGTERM). Every process is killed on a failure, on the timeout and when the harness exits.
+ * (SIGTERM). The main job, for a system with a command for it (psflow's local-cluster): that one
+ * command, measured as a whole (its CPU is every process it started and reaped); otherwise as a
+ * distributed job. Every process is killed on a failure, on the timeout and when the harness exits.
  *
  * <p>Not thread-safe: one job at a time.
  */
@@ -54,6 +57,13 @@ final class JobRunner {
       throws RunFailed, InterruptedException {
     List<MeasuredProcess> started = new ArrayList<>();
     try {
+      if (workload.mainJob()) {
+        Contender.Job job = new Contender.Job(workload, trainSteps, dataDir, null, null, logDir.resolve(label));
+        Optional<List<String>> command = c.mainJobCommand(job);
+        if (command.isPresent()) {
+          return mainJob(c, job, command.get(), timeoutSeconds, label, started);
+        }
+      }
       return workload.distributed()
           ? distributed(c, workload, trainSteps, dataDir, timeoutSeconds, label, started)
           : local(c, workload, trainSteps, dataDir, timeoutSeconds, label, started);
@@ -74,6 +84,33 @@ final class JobRunner {
     double rate = c.localStepsPerSec(p.lines()).orElseThrow(() -> new RunFailed(label + ": " + c.name()
         + " printed no local steps/sec line", tailOf(p)));
     return new RunResult(trainSteps, rate, Map.of("local", s), 0, 0, s.wallSeconds());
+  }
+
+  /**
+   * The README's one command for the whole job: global steps/sec from the slower of its workers'
+   * relayed {@code Training elapsed time} lines, CPU of everything it ran (the launcher reaps its
+   * tasks, so their CPU is in its own children's), launch to exit. Peak RSS is the launcher's alone,
+   * so the table leaves it out.
+   */
+  private RunResult mainJob(Contender c, Contender.Job job, List<String> command, double timeout, String label,
+      List<MeasuredProcess> started) throws RunFailed, InterruptedException {
+    MeasuredProcess p = start("job", command, label, started);
+    watch(started, List.of(p), timeout, label);
+    ProcessStats s = p.stats(clockTicksPerSecond);
+    List<Double> elapsed = LogLines.numbers(p.lines(), LogLines.TRAINING_ELAPSED);
+    if (elapsed.size() < Workload.WORKERS) {
+      throw new RunFailed(label + ": " + c.name() + " printed " + elapsed.size() + " 'Training elapsed time' lines, "
+          + "one per worker expected", tailOf(p));
+    }
+    long wireBytes = 0;
+    long workerSteps = 0;
+    for (LogLines.Wire w : LogLines.wires(p.lines())) {
+      wireBytes += w.bytes();
+      workerSteps += w.localSteps();
+    }
+    double slowest = elapsed.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    return new RunResult(job.trainSteps(), job.trainSteps() / slowest, Map.of("job", s), wireBytes, workerSteps,
+        s.wallSeconds());
   }
 
   private RunResult distributed(Contender c, Workload w, int trainSteps, Path dataDir, double timeout, String label,

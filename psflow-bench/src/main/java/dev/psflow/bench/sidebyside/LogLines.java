@@ -1,5 +1,6 @@
 package dev.psflow.bench.sidebyside;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.regex.Matcher;
@@ -16,8 +17,11 @@ final class LogLines {
   /** The reference's local run: {@code RESULT mode=local ... steps_per_sec_after_warmup=755.97 ...} (after 50 steps). */
   static final Pattern TENSORFLOW_LOCAL_STEPS_PER_SEC =
       Pattern.compile("^RESULT mode=local .*\\bsteps_per_sec_after_warmup=([0-9.]+)");
-  /** Every worker of both systems, as mnist_replica.py: {@code Training elapsed time: 7.123 s}. */
-  static final Pattern TRAINING_ELAPSED = Pattern.compile("^Training elapsed time: ([0-9.]+) s");
+  /**
+   * Every worker of both systems, as mnist_replica.py: {@code Training elapsed time: 7.123 s}; through
+   * local-cluster after its task's prefix ({@code [worker0] Training elapsed time: ...}).
+   */
+  static final Pattern TRAINING_ELAPSED = Pattern.compile("^(?:\\[[a-z]+\\d+\\] )?Training elapsed time: ([0-9.]+) s");
   /** A psflow worker: its gRPC message bytes both ways during training, and its local steps. */
   static final Pattern PSFLOW_WIRE = Pattern.compile(
       "wire during training: sent (\\d+) bytes, received (\\d+) bytes in \\d+ messages, (\\d+) local steps");
@@ -39,15 +43,34 @@ final class LogLines {
     return found;
   }
 
+  /** Group 1 of every line matching {@code p}, as numbers, in order. */
+  static List<Double> numbers(List<String> lines, Pattern p) {
+    List<Double> found = new ArrayList<>();
+    for (String line : lines) {
+      Matcher m = p.matcher(line);
+      if (m.find()) {
+        found.add(Double.parseDouble(m.group(1)));
+      }
+    }
+    return found;
+  }
+
   /** A psflow worker's wire line, if it printed one. */
   static Wire wire(List<String> lines) {
+    List<Wire> all = wires(lines);
+    return all.isEmpty() ? null : all.get(0);
+  }
+
+  /** Every wire line, in order: one per worker in a cluster's relayed output. */
+  static List<Wire> wires(List<String> lines) {
+    List<Wire> found = new ArrayList<>();
     for (String line : lines) {
       Matcher m = PSFLOW_WIRE.matcher(line);
       if (m.find()) {
-        return new Wire(Long.parseLong(m.group(1)) + Long.parseLong(m.group(2)), Long.parseLong(m.group(3)));
+        found.add(new Wire(Long.parseLong(m.group(1)) + Long.parseLong(m.group(2)), Long.parseLong(m.group(3))));
       }
     }
-    return null;
+    return found;
   }
 
   /**

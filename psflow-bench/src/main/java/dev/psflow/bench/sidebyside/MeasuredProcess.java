@@ -54,7 +54,10 @@ final class MeasuredProcess {
     this.reader = Thread.ofPlatform().daemon().name("bench-output-" + role).start(() -> copyOutput(log));
   }
 
-  /** Starts {@code command} (a {@code java ...} line); its output goes to {@code log}, its CPU to {@code log}.stat. */
+  /**
+   * Starts {@code command} (a {@code java ...} line, or {@code bin/psflow}, which execs one); its
+   * output goes to {@code log}, its CPU to {@code log}.stat.
+   */
   static MeasuredProcess start(String role, List<String> command, Path log) {
     Path statFile = log.resolveSibling(log.getFileName() + ".stat");
     List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c", WRAPPER, "sh", statFile.toString()));

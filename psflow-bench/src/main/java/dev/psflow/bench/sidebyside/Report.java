@@ -32,6 +32,13 @@ final class Report {
     for (WorkloadRuns wr : workloads) {
       Workload w = wr.workload();
       rows.add(new String[] {w.title()});
+      if (w.mainJob()) {
+        // Whole jobs: psflow's is one command whose processes are not measured one by one.
+        addRow(rows, systems, wr, "global steps/sec", RunResult::stepsPerSec, "%.1f");
+        addRow(rows, systems, wr, "CPU s, every process", RunResult::totalCpuSeconds, "%.2f");
+        addRow(rows, systems, wr, "launch to exit s, whole job", RunResult::jobSeconds, "%.2f");
+        continue;
+      }
       List<RunResult> first = wr.bySystem().get(PSFLOW);
       addRow(rows, systems, wr, w.distributed() ? "global steps/sec" : "steps/sec (first 50 excluded)",
           RunResult::stepsPerSec, "%.1f");
@@ -64,7 +71,7 @@ final class Report {
           RunResult::jobSeconds, "%.2f");
     }
     String table = columns(rows);
-    if (both && workloads.stream().anyMatch(wr -> wr.workload().distributed())) {
+    if (both && workloads.stream().anyMatch(wr -> wr.workload().distributed() && !wr.workload().mainJob())) {
       table += "TensorFlow's wire bytes: n/a (no per-process count of its gRPC bytes; the loopback counters are "
           + "machine-wide).\n";
     }

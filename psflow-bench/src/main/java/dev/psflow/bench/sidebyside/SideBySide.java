@@ -21,8 +21,9 @@ import java.util.Map;
  * {@code bin/bench}: psflow and the TensorFlow reference side by side. For each of {@code --runs}
  * alternations and each workload it runs psflow, then TensorFlow; then it prints one table
  * ({@link Report}) and the scaling section. Every process is a JVM started directly (psflow with
- * the flags bin/psflow uses, passed in by bin/bench), measured from outside: CPU from the kernel's
- * accounting of the reaped process, peak RSS from {@code VmHWM}, wall time from launch to exit.
+ * the flags bin/psflow uses, passed in by bin/bench), but for psflow's main job, which is the
+ * README's {@code bin/psflow local-cluster} command; each is measured from outside: CPU from the
+ * kernel's accounting of the reaped process, peak RSS from {@code VmHWM}, wall time from launch to exit.
  * Progress goes to stderr, the report to stdout.
  *
  * <p>Run it through {@code bin/bench} (it sets {@code psflow.home}, {@code psflow.bench.java},
@@ -69,7 +70,13 @@ public final class SideBySide {
       Path jar = home.resolve("psflow-cli/target/psflow.jar");
       List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
       taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + certificates(logDir));
-      contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, workerJvmFlags, jar, taskFlags));
+      // the main job's local-cluster makes its own certificates, as the README's run does
+      List<String> mainJobFlags = new ArrayList<>(o.psflowTaskFlags());
+      if (o.insecure()) {
+        mainJobFlags.add("--insecure");
+      }
+      contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, workerJvmFlags, jar, taskFlags,
+          home.resolve("bin/psflow"), mainJobFlags));
       if (o.tensorflow() != null) {
         contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
       }

@@ -16,7 +16,7 @@ class BenchOptionsTest {
     BenchOptions o = BenchOptions.parse(new String[0], DATA);
     assertThat(o.trainSteps()).isEqualTo(2000);
     assertThat(o.runs()).isEqualTo(3);
-    assertThat(o.workloads()).containsExactly(Workload.LOCAL, Workload.ASYNC, Workload.SYNC);
+    assertThat(o.workloads()).containsExactly(Workload.LOCAL, Workload.ASYNC, Workload.SYNC, Workload.MAIN);
     assertThat(o.scaling()).isTrue();
     assertThat(o.tensorflow()).isNull();
     assertThat(o.dataDir()).isEqualTo(DATA);
@@ -25,12 +25,12 @@ class BenchOptionsTest {
 
   @Test
   void readsEveryOption() {
-    BenchOptions o = BenchOptions.parse(new String[] {"--train_steps=300", "--runs=1", "--workloads=sync,local",
+    BenchOptions o = BenchOptions.parse(new String[] {"--train_steps=300", "--runs=1", "--workloads=sync,local,main",
         "--tensorflow=../tf", "--data_dir=/d", "--no-scaling", "--timeout_s=60", "--psflow_task_flags=--x=1 --y=2", "--insecure"},
         DATA);
     assertThat(o.trainSteps()).isEqualTo(300);
     assertThat(o.runs()).isEqualTo(1);
-    assertThat(o.workloads()).containsExactly(Workload.SYNC, Workload.LOCAL);
+    assertThat(o.workloads()).containsExactly(Workload.SYNC, Workload.LOCAL, Workload.MAIN);
     assertThat(o.tensorflow()).isEqualTo(Path.of("../tf"));
     assertThat(o.dataDir()).isEqualTo(Path.of("/d"));
     assertThat(o.scaling()).isFalse();

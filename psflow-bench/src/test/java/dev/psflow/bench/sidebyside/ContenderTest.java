@@ -19,7 +19,8 @@ class ContenderTest {
   void aPsflowTaskIsMnistReplicaWithBinPsflowsJvmFlags() {
     Contender.Psflow p = new Contender.Psflow("java", List.of("-XX:+UseParallelGC", "-Xss2m"),
         List.of("-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1"),
-        List.of("-XX:+UseParallelGC", "-Xss2m", "-Dworker"), Path.of("psflow.jar"), List.of("--insecure"));
+        List.of("-XX:+UseParallelGC", "-Xss2m", "-Dworker"), Path.of("psflow.jar"), List.of("--insecure"),
+        Path.of("bin/psflow"), List.of());
     assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).as("a worker task's own JVM flags").containsExactly("java",
         "-XX:+UseParallelGC", "-Xss2m", "-Dworker", "-jar",
         "psflow.jar", "mnist-replica", "--job_name=worker", "--task_index=1", "--ps_hosts=127.0.0.1:1",
@@ -35,6 +36,18 @@ class ContenderTest {
   }
 
   @Test
+  void psflowsMainJobIsTheReadmesLocalClusterCommandWithTheSameFlags() {
+    Contender.Psflow p = new Contender.Psflow("java", List.of(), List.of(), List.of(), Path.of("psflow.jar"),
+        List.of("--tls_dir=/certs"), Path.of("/home/bin/psflow"), List.of("--x=1"));
+    Contender.Job main = new Contender.Job(Workload.MAIN, 2000, Path.of("/data"), null, null, Path.of("/logs/run1"));
+    assertThat(p.mainJobCommand(main)).hasValue(List.of("/home/bin/psflow", "local-cluster", "--ps=1", "--workers=2",
+        "mnist-replica", "--hidden_units=100", "--train_steps=2000", "--batch_size=100", "--learning_rate=0.01",
+        "--data_dir=/data", "--log_dir=/logs/run1", "--x=1"));
+    assertThat(p.mainJobCommand(main).orElseThrow()).as("local-cluster makes the run's own certificates")
+        .doesNotContain("--tls_dir=/certs");
+  }
+
+  @Test
   void theReferenceRunsFromItsTargetWithTheSameFlags(@TempDir Path dir) throws IOException {
     Files.createDirectories(dir.resolve("target/classes/reference"));
     Files.createDirectories(dir.resolve("target/lib"));
@@ -46,6 +59,7 @@ class ContenderTest {
         "--ps_hosts=127.0.0.1:1", "--worker_hosts=127.0.0.1:2,127.0.0.1:3", "--hidden_units=100",
         "--train_steps=300", "--batch_size=100", "--learning_rate=0.01", "--data_dir=/data", "--sync_replicas=true");
     assertThat(tf.localCommand(SYNC_JOB)).contains("--job_name=local");
+    assertThat(tf.mainJobCommand(SYNC_JOB)).as("its README starts the tasks by hand").isEmpty();
     assertThat(tf.unsupported(Workload.asyncWith(2, 100))).isEqualTo("the reference runs one ps task only");
     assertThat(tf.unsupported(Workload.ASYNC)).isNull();
   }

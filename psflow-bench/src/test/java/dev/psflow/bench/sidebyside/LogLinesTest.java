@@ -36,6 +36,20 @@ class LogLinesTest {
   }
 
   @Test
+  void localClustersRelayedLinesKeepTheirTasksPrefix() {
+    List<String> out = List.of("[worker1] Training elapsed time: 4.823000 s", "[ps0] job name = ps",
+        "[worker0] Worker 0: wire during training: sent 100 bytes, received 200 bytes in 9 messages, 989 local steps, "
+            + "global steps 0..2002",
+        "[worker0] Training elapsed time: 4.958000 s",
+        "[worker1] Worker 1: wire during training: sent 10 bytes, received 20 bytes in 9 messages, 1013 local steps, "
+            + "global steps 6..2000");
+    assertThat(LogLines.numbers(out, LogLines.TRAINING_ELAPSED)).containsExactly(4.823, 4.958);
+    assertThat(LogLines.wires(out)).containsExactly(new LogLines.Wire(300, 989), new LogLines.Wire(30, 1013));
+    assertThat(LogLines.numbers(List.of("[worker0] Worker 0: Training elapsed time: 1 s"), LogLines.TRAINING_ELAPSED))
+        .as("only the line itself, after at most the task's prefix").isEmpty();
+  }
+
+  @Test
   void psflowWireLineGivesBytesBothWaysAndLocalSteps() {
     LogLines.Wire w = LogLines.wire(List.of("Worker 0: wire during training: sent 72325998 bytes, received "
         + "72334256 bytes in 9089 messages, 227 local steps, global steps 0..300"));

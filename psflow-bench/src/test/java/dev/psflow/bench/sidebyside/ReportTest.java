@@ -58,6 +58,18 @@ class ReportTest {
   }
 
   @Test
+  void theMainJobIsTimedWholeWithoutRowsByProcess() {
+    RunResult psflow = new RunResult(1000, 400, Map.of("job", new ProcessStats(13, 200_000_000, 6.8)), 0, 0, 6.8);
+    String t = Report.table(List.of(Report.PSFLOW, Report.TENSORFLOW), List.of(
+        runs(Workload.MAIN, List.of(psflow), List.of(async(500, 4, 0, 0)))));
+    assertThat(t).contains("main job: the README's local-cluster command");
+    assertThat(t).containsPattern("global steps/sec +400\\.0 +500\\.0 +0\\.80×");
+    assertThat(t).containsPattern("CPU s, every process +13\\.00 +12\\.00 +1\\.08×");
+    assertThat(t).containsPattern("launch to exit s, whole job +6\\.80 +12\\.00 +0\\.57×");
+    assertThat(t).doesNotContain("peak RSS").doesNotContain("wire bytes").doesNotContain("TensorFlow's wire bytes");
+  }
+
+  @Test
   void withoutTheReferenceOnlyPsflowsColumnIsPrinted() {
     String t = Report.table(List.of(Report.PSFLOW), List.of(
         runs(Workload.ASYNC, List.of(async(80, 3, 637_221_000L, 1000)), null)));
