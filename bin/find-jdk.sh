@@ -18,20 +18,26 @@ psflow_java_major() { # $1 = path to a java binary; prints its feature version o
   echo "${v%%[._+-]*}"
 }
 
+# Exports JAVA_HOME=$1 and PSFLOW_JAVA_MAJOR when $1 is a JDK (java and javac) of version 21 or newer.
+psflow_use_jdk() {
+  local major
+  [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 1
+  major="$(psflow_java_major "$1/bin/java")"
+  [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null || return 1
+  export JAVA_HOME="$1" PSFLOW_JAVA_MAJOR="$major"
+}
+
 psflow_find_jdk() {
-  local candidates=() c major
-  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+  local c
+  # Each place is looked at only when the one before has no JDK >= 21: a JAVA_HOME that has one
+  # costs no subprocess (the PATH's and /usr/lib/jvm's take readlink, ls and sort).
+  [ -n "${JAVA_HOME:-}" ] && psflow_use_jdk "$JAVA_HOME" && return 0
   if command -v java >/dev/null 2>&1; then
-    c="$(readlink -f "$(command -v java)")"; candidates+=("${c%/bin/java}")
+    c="$(readlink -f "$(command -v java)")"
+    psflow_use_jdk "${c%/bin/java}" && return 0
   fi
-  for c in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do candidates+=("${c%/}"); done
-  for c in "${candidates[@]}"; do
-    [ -x "$c/bin/java" ] && [ -x "$c/bin/javac" ] || continue
-    major="$(psflow_java_major "$c/bin/java")"
-    if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null; then
-      export JAVA_HOME="$c" PSFLOW_JAVA_MAJOR="$major"
-      return 0
-    fi
+  for c in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
+    psflow_use_jdk "${c%/}" && return 0
   done
   echo "psflow: no JDK 21 or newer found (looked at JAVA_HOME, java on PATH, /usr/lib/jvm/*)." >&2
   echo "psflow: install one (e.g. apt-get install openjdk-21-jdk-headless) or set JAVA_HOME to it." >&2
