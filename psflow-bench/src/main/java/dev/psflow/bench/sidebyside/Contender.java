@@ -63,11 +63,12 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
    * (this is the one place to change psflow's task command line, e.g. for a transport flag).
    * The main job is the README's command, {@code script} ({@code bin/psflow}) {@code local-cluster
    * --ps=1 --workers=2 mnist-replica}: bin/psflow picks the launcher's JVM flags and local-cluster
-   * its tasks', and makes the run's certificates; {@code mainJobFlags} go after the program's name
-   * (the user's extra task flags, {@code --insecure} for a plaintext run).
+   * its tasks', and makes the run's certificates, or runs them in plaintext when {@code insecure}
+   * (local-cluster's own flag); {@code mainJobFlags} go after the program's name (the user's extra
+   * task flags).
    */
   record Psflow(String java, List<String> jvmFlags, List<String> psJvmFlags, List<String> workerJvmFlags, Path jar,
-      List<String> extraTaskFlags, Path script, List<String> mainJobFlags)
+      List<String> extraTaskFlags, Path script, List<String> mainJobFlags, boolean insecure)
       implements Contender {
     @Override
     public String name() {
@@ -109,7 +110,11 @@ sealed interface Contender permits Contender.Psflow, Contender.TensorFlow {
     @Override
     public Optional<List<String>> mainJobCommand(Job job) {
       List<String> c = new ArrayList<>(List.of(script.toString(), "local-cluster", "--ps=" + job.workload().psTasks(),
-          "--workers=" + Workload.WORKERS, "mnist-replica"));
+          "--workers=" + Workload.WORKERS));
+      if (insecure) {
+        c.add("--insecure");
+      }
+      c.add("mnist-replica");
       c.addAll(modelFlags(job));
       // Every task gets it: the chief's checkpoints and event files go there (by default, a fresh
       // directory under /tmp), and the ps's SaveV2 under it, as its checkpoint root.

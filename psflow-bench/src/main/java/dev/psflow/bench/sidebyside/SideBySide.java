@@ -71,12 +71,8 @@ public final class SideBySide {
       List<String> taskFlags = new ArrayList<>(o.psflowTaskFlags());
       taskFlags.add(o.insecure() ? "--insecure" : "--tls_dir=" + certificates(logDir));
       // the main job's local-cluster makes its own certificates, as the README's run does
-      List<String> mainJobFlags = new ArrayList<>(o.psflowTaskFlags());
-      if (o.insecure()) {
-        mainJobFlags.add("--insecure");
-      }
       contenders.add(new Contender.Psflow(java, jvmFlags, psJvmFlags, workerJvmFlags, jar, taskFlags,
-          home.resolve("bin/psflow"), mainJobFlags));
+          home.resolve("bin/psflow"), o.psflowTaskFlags(), o.insecure()));
       if (o.tensorflow() != null) {
         contenders.add(new Contender.TensorFlow(java, o.tensorflow().toAbsolutePath().normalize()));
       }

@@ -20,7 +20,7 @@ class ContenderTest {
     Contender.Psflow p = new Contender.Psflow("java", List.of("-XX:+UseParallelGC", "-Xss2m"),
         List.of("-XX:+UseParallelGC", "-Xss2m", "-XX:TieredStopAtLevel=1"),
         List.of("-XX:+UseParallelGC", "-Xss2m", "-Dworker"), Path.of("psflow.jar"), List.of("--insecure"),
-        Path.of("bin/psflow"), List.of());
+        Path.of("bin/psflow"), List.of(), false);
     assertThat(p.taskCommand(SYNC_JOB, "worker", 1)).as("a worker task's own JVM flags").containsExactly("java",
         "-XX:+UseParallelGC", "-Xss2m", "-Dworker", "-jar",
         "psflow.jar", "mnist-replica", "--job_name=worker", "--task_index=1", "--ps_hosts=127.0.0.1:1",
@@ -38,13 +38,18 @@ class ContenderTest {
   @Test
   void psflowsMainJobIsTheReadmesLocalClusterCommandWithTheSameFlags() {
     Contender.Psflow p = new Contender.Psflow("java", List.of(), List.of(), List.of(), Path.of("psflow.jar"),
-        List.of("--tls_dir=/certs"), Path.of("/home/bin/psflow"), List.of("--x=1"));
+        List.of("--tls_dir=/certs"), Path.of("/home/bin/psflow"), List.of("--x=1"), false);
     Contender.Job main = new Contender.Job(Workload.MAIN, 2000, Path.of("/data"), null, null, Path.of("/logs/run1"));
     assertThat(p.mainJobCommand(main)).hasValue(List.of("/home/bin/psflow", "local-cluster", "--ps=1", "--workers=2",
         "mnist-replica", "--hidden_units=100", "--train_steps=2000", "--batch_size=100", "--learning_rate=0.01",
         "--data_dir=/data", "--log_dir=/logs/run1", "--x=1"));
     assertThat(p.mainJobCommand(main).orElseThrow()).as("local-cluster makes the run's own certificates")
         .doesNotContain("--tls_dir=/certs");
+    Contender.Psflow plaintext = new Contender.Psflow("java", List.of(), List.of(), List.of(), Path.of("psflow.jar"),
+        List.of("--insecure"), Path.of("bin/psflow"), List.of(), true);
+    assertThat(plaintext.mainJobCommand(main).orElseThrow()).as("--insecure is local-cluster's own flag")
+        .startsWith("bin/psflow", "local-cluster", "--ps=1", "--workers=2", "--insecure", "mnist-replica")
+        .containsOnlyOnce("--insecure");
   }
 
   @Test
