@@ -33,14 +33,8 @@ final class LogLines {
 
   /** The number in group 1 of the last line matching {@code p}, if any. */
   static OptionalDouble lastNumber(List<String> lines, Pattern p) {
-    OptionalDouble found = OptionalDouble.empty();
-    for (String line : lines) {
-      Matcher m = p.matcher(line);
-      if (m.find()) {
-        found = OptionalDouble.of(Double.parseDouble(m.group(1)));
-      }
-    }
-    return found;
+    List<Double> all = numbers(lines, p);
+    return all.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(all.get(all.size() - 1));
   }
 
   /** Group 1 of every line matching {@code p}, as numbers, in order. */
