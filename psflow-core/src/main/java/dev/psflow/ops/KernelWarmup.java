@@ -5,6 +5,7 @@ import dev.psflow.ops.training.ApplyAdam;
 import dev.psflow.tensor.DType;
 import dev.psflow.tensor.Gemm;
 import dev.psflow.tensor.NativeBlas;
+import dev.psflow.tensor.NativeKernels;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import dev.psflow.tensor.VectorSupport;
@@ -55,6 +56,11 @@ public final class KernelWarmup {
     // compiles psflow's own GEMM only if OpenBLAS does not load (a pod whose home is read-only).
     if (gemm && NativeBlas.chosen()) {
       NativeBlas.loadInBackground();
+    }
+    // Without the Vector API the optimizer's update goes to psflow's C kernels: linking them (~90 ms at C1) starts
+    // now too, rather than inside the first step's update.
+    if (adam && !VectorSupport.AVAILABLE) {
+      NativeKernels.loadInBackground();
     }
     if (!(gemm || adam) || !Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))
         || !VectorSupport.C2_COMPILES || !STARTED.compareAndSet(false, true)) {

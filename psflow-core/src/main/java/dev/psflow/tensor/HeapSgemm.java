@@ -1,9 +1,7 @@
 package dev.psflow.tensor;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.reflect.Array;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +19,8 @@ import org.slf4j.LoggerFactory;
  * this call; through JNI 1,200–1,330 µs at first and 570–770 µs once glibc's malloc had adapted to
  * the copies. {@code psflow mnist} at C1 trained 1.26x the steps/sec (docs/benchmarks.md).
  *
- * <p>The project compiles for Java 21, where {@code java.lang.foreign} is a preview API, so the
- * downcall handle is built reflectively, its segments typed as Object, and called with
- * {@code invokeExact} on segments that {@code MemorySegment.ofArray} makes of the arrays.
- * Missing on a JDK before 22, where native access is not enabled for this code (it would only
+ * <p>Linked reflectively ({@link ForeignDowncalls}): the project compiles for Java 21. Missing on a JDK
+ * before 22, where native access is not enabled for this code (it would only
  * print the JDK's restricted-method warning), or where the symbol is not loaded;
  * {@link NativeBlas} then takes JavaCPP's path.
  *
@@ -92,51 +88,12 @@ final class HeapSgemm {
       return null;
     }
     try {
-      Object enabled = Module.class.getMethod("isNativeAccessEnabled").invoke(HeapSgemm.class.getModule());
-      if (!Boolean.TRUE.equals(enabled)) {
-        return null;
-      }
-      ClassLoader jdk = ClassLoader.getPlatformClassLoader();
-      Class<?> linkerClass = Class.forName("java.lang.foreign.Linker", false, jdk);
-      Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option", false, jdk);
-      Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup", false, jdk);
-      Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment", false, jdk);
-      Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout", false, jdk);
-      Class<?> valueLayoutClass = Class.forName("java.lang.foreign.ValueLayout", false, jdk);
-      Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor", false, jdk);
-
-      // loaderLookup sees the libraries this class's loader loaded: JavaCPP's System.load of OpenBLAS
-      Object lookup = lookupClass.getMethod("loaderLookup").invoke(null);
-      Optional<?> symbol = (Optional<?>) lookupClass.getMethod("find", String.class).invoke(lookup, "cblas_sgemm");
-      if (symbol.isEmpty()) {
-        return null;
-      }
-      Object i = valueLayoutClass.getField("JAVA_INT").get(null);
-      Object f = valueLayoutClass.getField("JAVA_FLOAT").get(null);
-      Object p = valueLayoutClass.getField("ADDRESS").get(null);
-      Object layouts = Array.newInstance(layoutClass, 14);
-      Object[] order = {i, i, i, i, i, i, f, p, i, p, i, f, p, i};
-      for (int x = 0; x < order.length; x++) {
-        Array.set(layouts, x, order[x]);
-      }
-      Object descriptor = descriptorClass.getMethod("ofVoid", layouts.getClass()).invoke(null, layouts);
-      Object options = Array.newInstance(optionClass, 1);
-      Array.set(options, 0, optionClass.getMethod("critical", boolean.class).invoke(null, true));
-      Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
-      MethodHandle raw = (MethodHandle) linkerClass
-          .getMethod("downcallHandle", segmentClass, descriptorClass, options.getClass())
-          .invoke(linker, symbol.get(), descriptor, options);
-
-      // only asType: combinators (collectArguments) spun ~40 ms more of lambda forms at start-up
-      MethodHandles.Lookup here = MethodHandles.lookup();
-      MethodType sgemm = MethodType.methodType(void.class, int.class, int.class, int.class, int.class, int.class,
-          int.class, float.class, Object.class, int.class, Object.class, int.class, float.class, Object.class, int.class);
-      return new MethodHandle[] {
-          raw.asType(sgemm),
-          here.findStatic(segmentClass, "ofArray", MethodType.methodType(segmentClass, float[].class))
-              .asType(MethodType.methodType(Object.class, float[].class)),
-          here.findVirtual(segmentClass, "asSlice", MethodType.methodType(segmentClass, long.class))
-              .asType(MethodType.methodType(Object.class, Object.class, long.class))};
+      // the loader's libraries: JavaCPP's System.load of OpenBLAS
+      Optional<MethodHandle> sgemm = ForeignDowncalls.link(null, "cblas_sgemm", MethodType.methodType(void.class,
+          int.class, int.class, int.class, int.class, int.class, int.class, float.class, Object.class, int.class,
+          Object.class, int.class, float.class, Object.class, int.class));
+      return sgemm.isEmpty() ? null
+          : new MethodHandle[] {sgemm.get(), ForeignDowncalls.ofArray(), ForeignDowncalls.asSlice()};
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       // a JDK before 22 (no critical option, no isNativeAccessEnabled): JavaCPP's path serves
       LoggerFactory.getLogger(HeapSgemm.class).debug("cblas_sgemm through the Foreign Function API not linked: {}",
