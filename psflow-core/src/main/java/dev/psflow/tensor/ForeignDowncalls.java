@@ -27,30 +27,38 @@ final class ForeignDowncalls {
   private ForeignDowncalls() {}
 
   /**
-   * A critical downcall to {@code symbol}, found among the libraries this class's loader has loaded
-   * ({@code library} null: OpenBLAS, which JavaCPP's {@code System.load} loaded) or in the library
-   * file {@code library}, loaded for the life of the JVM. {@code type}'s parameters say the native
-   * ones: {@code int} a C {@code int32_t}, {@code float} a C {@code float}, {@code Object} a pointer
-   * (a segment); its return type is void. Empty where the symbol is not there.
+   * Where {@link #link} finds symbols: the libraries this class's loader has loaded ({@code library}
+   * null: OpenBLAS, which JavaCPP's {@code System.load} loaded), or the library file {@code library},
+   * loaded for the life of the JVM. Throws where this JDK cannot make downcalls from psflow's code.
    */
-  static Optional<MethodHandle> link(Path library, String symbol, MethodType type) throws ReflectiveOperationException {
+  static Object symbols(Path library) throws ReflectiveOperationException {
     Object enabled = Module.class.getMethod("isNativeAccessEnabled").invoke(ForeignDowncalls.class.getModule());
     if (!Boolean.TRUE.equals(enabled)) {
       throw new IllegalStateException("native access is not enabled for psflow's code "
           + "(--enable-native-access=ALL-UNNAMED)");
     }
+    Class<?> lookupClass = jdkClass("SymbolLookup");
+    Class<?> arenaClass = jdkClass("Arena");
+    return library == null
+        ? lookupClass.getMethod("loaderLookup").invoke(null)
+        : lookupClass.getMethod("libraryLookup", Path.class, arenaClass)
+            .invoke(null, library, arenaClass.getMethod("global").invoke(null));
+  }
+
+  /**
+   * A critical downcall to {@code symbol} in {@code symbols} ({@link #symbols}). {@code type}'s
+   * parameters say the native ones: {@code int} a C {@code int32_t}, {@code float} a C {@code float},
+   * {@code Object} a pointer (a segment); its return type is void. Empty where the symbol is not there.
+   */
+  static Optional<MethodHandle> link(Object symbols, String symbol, MethodType type)
+      throws ReflectiveOperationException {
     Class<?> linkerClass = jdkClass("Linker");
     Class<?> optionClass = jdkClass("Linker$Option");
-    Class<?> lookupClass = jdkClass("SymbolLookup");
     Class<?> layoutClass = jdkClass("MemoryLayout");
     Class<?> valueLayoutClass = jdkClass("ValueLayout");
     Class<?> descriptorClass = jdkClass("FunctionDescriptor");
-
-    Object lookup = library == null
-        ? lookupClass.getMethod("loaderLookup").invoke(null)
-        : lookupClass.getMethod("libraryLookup", Path.class, jdkClass("Arena"))
-            .invoke(null, library, jdkClass("Arena").getMethod("global").invoke(null));
-    Optional<?> address = (Optional<?>) lookupClass.getMethod("find", String.class).invoke(lookup, symbol);
+    Optional<?> address = (Optional<?>) jdkClass("SymbolLookup").getMethod("find", String.class)
+        .invoke(symbols, symbol);
     if (address.isEmpty()) {
       return Optional.empty();
     }
@@ -74,11 +82,11 @@ final class ForeignDowncalls {
     return Optional.of(raw.asType(type));
   }
 
-  /** {@code MemorySegment.ofArray(float[])}, as {@code (float[]) Object}. */
-  static MethodHandle ofArray() throws ReflectiveOperationException {
+  /** {@code MemorySegment.ofArray} of {@code arrayClass} ({@code float[]}, {@code byte[]}), as {@code (array) Object}. */
+  static MethodHandle ofArray(Class<?> arrayClass) throws ReflectiveOperationException {
     Class<?> segment = jdkClass("MemorySegment");
-    return MethodHandles.lookup().findStatic(segment, "ofArray", MethodType.methodType(segment, float[].class))
-        .asType(MethodType.methodType(Object.class, float[].class));
+    return MethodHandles.lookup().findStatic(segment, "ofArray", MethodType.methodType(segment, arrayClass))
+        .asType(MethodType.methodType(Object.class, arrayClass));
   }
 
   /** {@code MemorySegment.asSlice(long)}, as {@code (Object, long) Object}. */

@@ -89,11 +89,12 @@ final class HeapSgemm {
     }
     try {
       // the loader's libraries: JavaCPP's System.load of OpenBLAS
-      Optional<MethodHandle> sgemm = ForeignDowncalls.link(null, "cblas_sgemm", MethodType.methodType(void.class,
+      Optional<MethodHandle> sgemm = ForeignDowncalls.link(ForeignDowncalls.symbols(null), "cblas_sgemm",
+          MethodType.methodType(void.class,
           int.class, int.class, int.class, int.class, int.class, int.class, float.class, Object.class, int.class,
           Object.class, int.class, float.class, Object.class, int.class));
       return sgemm.isEmpty() ? null
-          : new MethodHandle[] {sgemm.get(), ForeignDowncalls.ofArray(), ForeignDowncalls.asSlice()};
+          : new MethodHandle[] {sgemm.get(), ForeignDowncalls.ofArray(float[].class), ForeignDowncalls.asSlice()};
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       // a JDK before 22 (no critical option, no isNativeAccessEnabled): JavaCPP's path serves
       LoggerFactory.getLogger(HeapSgemm.class).debug("cblas_sgemm through the Foreign Function API not linked: {}",

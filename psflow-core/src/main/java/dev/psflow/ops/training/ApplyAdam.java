@@ -130,22 +130,18 @@ public enum ApplyAdam implements OpDef {
   // offsets (sparse rows) C2 cannot prove the arrays apart and leaves the loop scalar, about 5x slower. The lanes
   // compute exactly what the scalar loop does (no fma), so dense and sparse agree bit for bit.
   // Without C2 (a ps task), psflow's C kernel where it loaded: the same arithmetic in vector registers, 13x faster
-  // than scalar32 at C1 over the replica model's parameters. Rows shorter than NATIVE_MIN stay in Java, where a
-  // downcall's fixed cost would outweigh the loop.
+  // than scalar32 at C1 over the replica model's parameters. Rows shorter than NativeKernels.MIN_LENGTH stay in Java.
   static void update32(float[] w, float[] wOut, float[] m, float[] v, int off, float[] g, int gOff, int len,
       float lrT, float beta1, float beta2, float eps, boolean nesterov) {
     int done = 0;
     if (VectorSupport.AVAILABLE) {
       done = Vectorized.update32(w, wOut, m, v, off, g, gOff, len, lrT, beta1, beta2, eps, nesterov);
-    } else if (len >= NATIVE_MIN && NativeKernels.available()) {
+    } else if (len >= NativeKernels.MIN_LENGTH && NativeKernels.available()) {
       NativeKernels.applyAdam(w, wOut, m, v, off, g, gOff, len, lrT, beta1, beta2, eps, nesterov);
       return;
     }
     scalar32(w, wOut, m, v, off, g, gOff, done, len, lrT, beta1, beta2, eps, nesterov);
   }
-
-  /** The fewest elements worth a downcall to {@link NativeKernels}. */
-  static final int NATIVE_MIN = 256;
 
   /**
    * Elements [from, len) one by one: the tail after the vector lanes, or all of them without the
