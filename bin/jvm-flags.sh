@@ -56,8 +56,9 @@
 # cache lacks the classes that make certificates, start processes and relay their lines.
 
 # A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
-# and so on psflow's plain-Java kernels (VectorSupport): it serves pulls and applies updates, and its
-# hot code is the transport, which tasks keep at C1 anyway (psflow-cli's task-jit-directives.json).
+# and so without the Vector API's kernels (VectorSupport): it serves pulls and applies updates, its
+# optimizer's update in psflow's C kernel where the build compiled one (NativeKernels; else in plain
+# Java), and its hot code is the transport, which tasks keep at C1 anyway (task-jit-directives.json).
 # Without C2 every method is compiled once, straight to C1's optimized tier with no profiling tier
 # first, nothing compiles Adam beside the workers, and there is no kernel warm-up. Measured against
 # the same build with C2 (docs/benchmarks.md): bin/bench-embedding (4 ps tasks) 1.45x the steps/sec;
