@@ -49,3 +49,19 @@ void psflow_apply_adam_f32(const float *w, float *w_out, float *m, float *v, con
     }
   }
 }
+
+/* DenseAccumulator.add: a[i] += b[i], a synchronous step's gradients summed. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_add_f32(float *a, const float *b, int32_t len) {
+  for (int32_t i = 0; i < len; i++) {
+    a[i] += b[i];
+  }
+}
+
+/* DenseAccumulator.takeAggregate: a[i] /= count, their mean (a division, as Java's, not a reciprocal's product). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_divide_f32(float *a, float divisor, int32_t len) {
+  for (int32_t i = 0; i < len; i++) {
+    a[i] /= divisor;
+  }
+}

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * psflow's own kernels in C ({@code psflow-core/src/main/c/psflow_kernels.c}), for the JVMs that run
- * without C2: a ps task applies its optimizer's updates here. C1, their only compiler, runs a loop one
+ * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous step's
+ * gradients (a dense ConditionalAccumulator). C1, their only compiler, runs a loop one
  * element at a time; C2, which vectorizes, costs a short-lived task more to compile than it saves.
  * Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating): 25 µs a
  * step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop, with
@@ -48,6 +49,14 @@ public final class NativeKernels {
   private static final AtomicBoolean BACKGROUND = new AtomicBoolean();
 
   private NativeKernels() {}
+
+  /**
+   * Whether this JVM's large float loops are to go here: it runs without the Vector API's kernels
+   * (no C2) and the library loaded (loading it on the first call).
+   */
+  public static boolean chosen() {
+    return !VectorSupport.AVAILABLE && available();
+  }
 
   /** Whether the library loaded in this JVM (loading it on the first call). */
   public static boolean available() {
@@ -93,18 +102,55 @@ public final class NativeKernels {
     }
   }
 
+  /** {@code a[i] += b[i]} for i in [0, len): a synchronous step's gradients summed. Only when {@link #available()}. */
+  public static void add(float[] a, float[] b, int len) {
+    Objects.checkFromIndexSize(0, len, Math.min(a.length, b.length));
+    try {
+      Object as = Holder.segment(a);
+      Object bs = Holder.segment(b);
+      for (int done = 0; done < len; done += PIECE) {
+        Holder.ADD.invokeExact(Holder.slice(as, done), Holder.slice(bs, done), Math.min(PIECE, len - done));
+      }
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("psflow_add_f32 through the Foreign Function API", t);
+    }
+  }
+
+  /** {@code a[i] /= divisor} for i in [0, len): their mean. Only when {@link #available()}. */
+  public static void divide(float[] a, float divisor, int len) {
+    Objects.checkFromIndexSize(0, len, a.length);
+    try {
+      Object as = Holder.segment(a);
+      for (int done = 0; done < len; done += PIECE) {
+        Holder.DIVIDE.invokeExact(Holder.slice(as, done), divisor, Math.min(PIECE, len - done));
+      }
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("psflow_divide_f32 through the Foreign Function API", t);
+    }
+  }
+
   /** Loads once, on first use: class initialization makes it thread-safe. */
   private static final class Holder {
     static final MethodHandle OF_ARRAY;
     static final MethodHandle AS_SLICE;
     /** {@code (w, wOut, m, v, g: Object, len: int, lrT, beta1, beta2, eps: float, nesterov: int) void}; or null. */
     static final MethodHandle ADAM;
+    /** {@code (a, b: Object, len: int) void}. */
+    static final MethodHandle ADD;
+    /** {@code (a: Object, divisor: float, len: int) void}. */
+    static final MethodHandle DIVIDE;
 
     static {
       MethodHandle[] handles = load();
       OF_ARRAY = handles == null ? null : handles[0];
       AS_SLICE = handles == null ? null : handles[1];
       ADAM = handles == null ? null : handles[2];
+      ADD = handles == null ? null : handles[3];
+      DIVIDE = handles == null ? null : handles[4];
     }
 
     static Object segment(float[] array) throws Throwable {
@@ -140,7 +186,9 @@ public final class NativeKernels {
         Object symbols = ForeignDowncalls.symbols(library);
         return new MethodHandle[] {ForeignDowncalls.ofArray(float[].class), ForeignDowncalls.asSlice(),
             function(symbols, "psflow_apply_adam_f32", Object.class, Object.class, Object.class, Object.class,
-                Object.class, int.class, float.class, float.class, float.class, float.class, int.class)};
+                Object.class, int.class, float.class, float.class, float.class, float.class, int.class),
+            function(symbols, "psflow_add_f32", Object.class, Object.class, int.class),
+            function(symbols, "psflow_divide_f32", Object.class, float.class, int.class)};
       } catch (IOException | URISyntaxException | ReflectiveOperationException | RuntimeException | LinkageError e) {
         LoggerFactory.getLogger(NativeKernels.class).debug("psflow's native kernels not linked ({}): kernels in Java",
             e.toString());

@@ -2,6 +2,7 @@ package dev.psflow.ops.queue;
 
 import dev.psflow.exec.StatusException;
 import dev.psflow.tensor.DType;
+import dev.psflow.tensor.NativeKernels;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 
@@ -40,6 +41,10 @@ public final class DenseAccumulator extends Accumulator<Tensor> {
       case FLOAT32 -> {
         float[] a = sum.floatData();
         float[] b = g.floatData();
+        if (n >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+          NativeKernels.add(a, b, n); // a ps at C1: psflow's C kernel, the same sums in vector registers
+          return;
+        }
         for (int i = 0; i < n; i++) {
           a[i] += b[i];
         }
@@ -64,6 +69,10 @@ public final class DenseAccumulator extends Accumulator<Tensor> {
       switch (dtype) {
         case FLOAT32 -> {
           float[] a = out.floatData();
+          if (n >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+            NativeKernels.divide(a, count, n);
+            return out;
+          }
           for (int i = 0; i < n; i++) {
             a[i] /= count;
           }
