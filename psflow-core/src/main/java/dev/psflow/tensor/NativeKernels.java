@@ -2,13 +2,13 @@ package dev.psflow.tensor;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.LoggerFactory;
@@ -178,8 +178,10 @@ public final class NativeKernels {
           library = Path.of(url.toURI());
         } else {
           copy = Files.createTempFile("psflow_kernels", ".so");
-          try (InputStream in = url.openStream()) {
-            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+          copy.toFile().deleteOnExit(); // should the JVM exit before the delete below (a task that fails at start)
+          // into the file createTempFile made (owner-only), not a new one in its place
+          try (InputStream in = url.openStream(); OutputStream out = Files.newOutputStream(copy)) {
+            in.transferTo(out);
           }
           library = copy;
         }
@@ -190,8 +192,15 @@ public final class NativeKernels {
             function(symbols, "psflow_add_f32", Object.class, Object.class, int.class),
             function(symbols, "psflow_divide_f32", Object.class, float.class, int.class)};
       } catch (IOException | URISyntaxException | ReflectiveOperationException | RuntimeException | LinkageError e) {
-        LoggerFactory.getLogger(NativeKernels.class).debug("psflow's native kernels not linked ({}): kernels in Java",
-            e.toString());
+        if (VectorSupport.AVAILABLE) {
+          LoggerFactory.getLogger(NativeKernels.class).debug("psflow's C kernels not linked ({}): kernels in Java",
+              e.toString());
+        } else {
+          // a JVM without C2 (a ps task) is where they matter: say so once
+          LoggerFactory.getLogger(NativeKernels.class).warn("psflow's C kernels did not load ({}): the optimizer's "
+              + "updates run in plain Java at C1, ~13x slower (a writable java.io.tmpdir and JDK 22 or later with "
+              + "--enable-native-access=ALL-UNNAMED let them load)", e.toString());
+        }
         return null;
       } finally {
         if (copy != null) {
