@@ -1,7 +1,7 @@
 /*
- * psflow's kernels in C, for the JVMs that run without C2 (a ps task, a replica worker): C1 compiles
- * loops one element at a time, and C2, the JIT that vectorizes, costs those short-lived JVMs more to
- * compile than it would save. Each function computes exactly what its Java twin does, element for
+ * psflow's kernels in C, for the JVMs that run without C2 (a ps task): C1 compiles loops one element
+ * at a time, and C2, the JIT that vectorizes, costs such a short-lived JVM more to compile than it
+ * would save. Each function computes exactly what its Java twin does, element for
  * element and in the same order (NativeKernels, which calls them, says which), so results agree bit
  * for bit: IEEE single precision throughout, no fused multiply-add (-ffp-contract=off), a square root
  * correctly rounded as Java's (float) Math.sqrt is.

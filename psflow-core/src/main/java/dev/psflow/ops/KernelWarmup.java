@@ -57,7 +57,7 @@ public final class KernelWarmup {
     if (gemm && NativeBlas.chosen()) {
       NativeBlas.loadInBackground();
     }
-    // Without the Vector API the optimizer's update goes to psflow's C kernels: linking them (~90 ms at C1) starts
+    // Without the Vector API the optimizer's update goes to psflow's C kernels: linking them (40-90 ms at C1) starts
     // now too, rather than inside the first step's update.
     if (adam && !VectorSupport.AVAILABLE) {
       NativeKernels.loadInBackground();
