@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop, with
  * results equal bit for bit.
  *
- * <p>Only the optimizer's update is here. A replica worker's ReLUs and batch conversion were too
- * (alternated jobs, 2000 steps): each step's calls saved ~60-80 µs, but linking the downcalls costs a
- * JVM ~90 ms, and the workers' CPU came out 0.05-0.18 s higher in 4 of 4 pairs.
+ * <p>Only a ps's loops are here. A replica worker's ReLUs and batch conversion were too (alternated
+ * jobs, 2000 steps): each step's calls saved ~60-80 µs, but linking the downcalls costs a JVM 40-90
+ * ms, and the workers' CPU came out 0.05-0.18 s higher in 4 of 4 pairs.
  *
  * <p>psflow-core's build compiles the library with gcc on Linux x86-64 into its jar (as
  * {@link #RESOURCE}); this class copies it to a temporary file, links its functions through the
