@@ -29,24 +29,15 @@ void psflow_apply_adam_f32(const float *w, float *w_out, float *m, float *v, con
                            float lr_t, float beta1, float beta2, float eps, int32_t nesterov) {
   float c1 = 1 - beta1;
   float c2 = 1 - beta2;
-  if (nesterov) {
-    for (int32_t k = 0; k < len; k++) {
-      float gi = g[k];
-      float mi = flush(m[k] + (gi - m[k]) * c1);
-      float vi = flush(v[k] + (gi * gi - v[k]) * c2);
-      m[k] = mi;
-      v[k] = vi;
-      w_out[k] = w[k] - (gi * c1 + mi * beta1) * lr_t / (sqrtf(vi) + eps);
-    }
-  } else {
-    for (int32_t k = 0; k < len; k++) {
-      float gi = g[k];
-      float mi = flush(m[k] + (gi - m[k]) * c1);
-      float vi = flush(v[k] + (gi * gi - v[k]) * c2);
-      m[k] = mi;
-      v[k] = vi;
-      w_out[k] = w[k] - mi * lr_t / (sqrtf(vi) + eps);
-    }
+  /* one loop: gcc unswitches it on nesterov, which does not change inside it (-O3's -funswitch-loops) */
+  for (int32_t k = 0; k < len; k++) {
+    float gi = g[k];
+    float mi = flush(m[k] + (gi - m[k]) * c1);
+    float vi = flush(v[k] + (gi * gi - v[k]) * c2);
+    m[k] = mi;
+    v[k] = vi;
+    float step = nesterov ? gi * c1 + mi * beta1 : mi;
+    w_out[k] = w[k] - step * lr_t / (sqrtf(vi) + eps);
   }
 }
 
