@@ -3,14 +3,26 @@
 # PSFLOW_JAVA_MAJOR (from psflow_find_jdk). $PSFLOW_JAVA_OPTS, when set, is split on spaces and
 # comes last, so that a user's -Xmn or -Xmx wins over these.
 #
-# -Xmn48m -XX:SurvivorRatio=2: a step allocates tensors that die young; the collector's default
-# young generation (sized to the machine, hundreds of MB here) made a 2000-step local run touch
-# 2.0 GB of memory and spend seconds of system time faulting pages in. A small young generation
-# keeps the process near its live data, but its survivor spaces must still hold the tensors of a
-# step in flight at a collection: with -Xmn32m's 4 MB survivors, a 1600-unit layer's 5 MB
-# tensors were promoted at every collection and the old generation grew to 2.6 GB (ps) and 6.4 GB
-# (local) of garbage; 16 MB survivors and a 16 MB eden keep 100-unit runs as fast and as small,
-# and made 1600-unit runs 2x faster in a tenth of the memory.
+# -XX:NewSize=48m -XX:MaxNewSize=48m (-Xmn48m) -XX:SurvivorRatio=2: a step allocates tensors that
+# die young; the collector's default young generation (sized to the machine, hundreds of MB here)
+# made a 2000-step local run touch 2.0 GB of memory and spend seconds of system time faulting pages
+# in. A small young generation keeps the process near its live data, but its survivor spaces must
+# still hold the tensors of a step in flight at a collection: with -Xmn32m's 4 MB survivors, a
+# 1600-unit layer's 5 MB tensors were promoted at every collection and the old generation grew to
+# 2.6 GB (ps) and 6.4 GB (local) of garbage; 16 MB survivors and a 16 MB eden keep 100-unit runs as
+# fast and as small, and made 1600-unit runs 2x faster in a tenth of the memory.
+# A ps task's young generation starts at 48 MB and may grow to 256 MB (-XX:MaxNewSize=256m;
+# ParallelGC's adaptive sizing grows it while collections cost more than 1% of the time): a ps
+# allocates each step what the model weighs (a worker's gradients, Adam's new copy of a variable
+# that a pull still shares), so at 1600 hidden units (10 MB a global step) 48 MB meant a young
+# collection every second step, survivors too small for a step's 5 MB tensors, 251 collections in a
+# 600-step job and an old generation grown to 600 MB of promoted garbage; it grows to ~230 MB there
+# (30 collections, ~90 MB left after each), and to 65-80 MB at 100 units. Alternated against 48 MB
+# (docs/benchmarks.md): 1600 units 0.93x the job's time, 0.87x the ps's CPU and its peak memory
+# 502 MB against 799 MB; 400 units 0.97x; the README's job level, the ps's peak 219 MB against 169. -Xlog:gc+ergo=error: in a JVM whose heap is smaller than 256 MB
+# (a small container) HotSpot caps the young generation to the heap itself, and says so in a
+# warning line at start that is not the user's business. The other JVMs stay at 48 MB: a worker's
+# young generation grew to ~240 MB at 100 units for no speed, and psflow mnist's for none either.
 # leakDetection.level=disabled: Netty's sampled buffer-leak tracking walks a stack for one buffer in
 # 128, 1.3% of a ps's CPU; the tests keep it on.
 # netty.jfr.enabled=false: Netty 4.2's pooled allocator registers its JFR event types when it makes
@@ -96,6 +108,7 @@
 psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets the array PSFLOW_JVM_FLAGS
   local root="$1" role=() c1=(-XX:TieredStopAtLevel=1) c2=(--add-modules jdk.incubator.vector) prev="" a job="" kind=c2
   local target="$1/psflow-cli/target" launcher=(-XX:TieredStopAtLevel=1)
+  local young=(-XX:MaxNewSize=48m) ps_young=(-XX:MaxNewSize=256m -Xlog:gc+ergo=error)
   shift
   for a in "$@"; do
     case "$a" in --job_name=*) job="${a#--job_name=}" ;; esac
@@ -125,14 +138,15 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     c2+=("-XX:AOTCache=$target/psflow-c2.aot")
   fi
   case "$kind" in
-    launcher) role=("${launcher[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${launcher[@]}")"
-      "-Dpsflow.c1_task_jvm_flags=$(printf '%s\n' "${c1[@]}")"
-      "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}")") ;;
-    c1) role=("${c1[@]}") ;;
-    *) role=("${c2[@]}") ;;
+    launcher) role=("${launcher[@]}" "${young[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${launcher[@]}" "${young[@]}")"
+      "-Dpsflow.c1_task_jvm_flags=$(printf '%s\n' "${c1[@]}" "${young[@]}")"
+      "-Dpsflow.ps_task_jvm_flags=$(printf '%s\n' "${c1[@]}" "${ps_young[@]}")"
+      "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}" "${young[@]}")") ;;
+    c1) if [ "$job" = ps ]; then role=("${c1[@]}" "${ps_young[@]}"); else role=("${c1[@]}" "${young[@]}"); fi ;;
+    *) role=("${c2[@]}" "${young[@]}") ;;
   esac
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
-  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -Xmn48m -XX:SurvivorRatio=2 -Xss2m -XX:SweeperThreshold=40
+  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -XX:NewSize=48m -XX:SurvivorRatio=2 -Xss2m -XX:SweeperThreshold=40
     -XX:MaxTenuringThreshold=1
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false
     -XX:CompileCommand=quiet

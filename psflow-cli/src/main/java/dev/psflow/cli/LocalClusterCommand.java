@@ -52,6 +52,11 @@ public final class LocalClusterCommand implements Callable<Integer> {
   static final String LAUNCHER_JVM_FLAGS = "psflow.launcher_jvm_flags";
   /** The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a JVM at C1 only. */
   static final String C1_TASK_JVM_FLAGS = "psflow.c1_task_jvm_flags";
+  /**
+   * The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a ps task: a C1
+   * JVM's, with a young generation that may grow with the model.
+   */
+  static final String PS_TASK_JVM_FLAGS = "psflow.ps_task_jvm_flags";
   /** The system property listing, one per line, the JVM flags bin/jvm-flags.sh gives a JVM with C2. */
   static final String C2_TASK_JVM_FLAGS = "psflow.c2_task_jvm_flags";
   /** The flags local-cluster gives each task; the user may not give them too. */
@@ -110,9 +115,11 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
     List<String> java = javaCommand();
-    List<String> psJava = withRoleFlags(java, c1Flags(System.getProperty(C1_TASK_JVM_FLAGS, "")));
+    List<String> c1Java = withRoleFlags(java, c1Flags(System.getProperty(C1_TASK_JVM_FLAGS, "")));
+    List<String> psJava = withRoleFlags(java,
+        psFlags(System.getProperty(PS_TASK_JVM_FLAGS, ""), System.getProperty(C1_TASK_JVM_FLAGS, "")));
     List<String> workerJava = nativeGemmWorker(program, System.getProperty("os.name"), System.getProperty("os.arch"))
-        ? psJava : withRoleFlags(java, flagList(System.getProperty(C2_TASK_JVM_FLAGS, "")));
+        ? c1Java : withRoleFlags(java, flagList(System.getProperty(C2_TASK_JVM_FLAGS, "")));
     Path throwAway = null;
     String security;
     if (insecure) {
@@ -296,6 +303,7 @@ public final class LocalClusterCommand implements Callable<Integer> {
     for (String a : launcherFlags) {
       if (dropOnce.remove(a) || a.startsWith("-D" + LAUNCHER_JVM_FLAGS + "=")
           || a.startsWith("-D" + C1_TASK_JVM_FLAGS + "=") || a.startsWith("-D" + C2_TASK_JVM_FLAGS + "=")
+          || a.startsWith("-D" + PS_TASK_JVM_FLAGS + "=")
           || a.startsWith("-agentlib:jdwp")
           || a.startsWith("-Xrunjdwp") || a.startsWith("-D" + ParentWatchdog.PROPERTY + "=")) {
         continue;
@@ -312,6 +320,15 @@ public final class LocalClusterCommand implements Callable<Integer> {
   static List<String> c1Flags(String c1TaskFlags) {
     List<String> flags = flagList(c1TaskFlags);
     return flags.isEmpty() ? List.of("-XX:TieredStopAtLevel=1") : flags;
+  }
+
+  /**
+   * The role flags of a ps task: those {@link #PS_TASK_JVM_FLAGS} lists ({@code psTaskFlags}), or a C1
+   * task's ({@link #c1Flags}) where bin/jvm-flags.sh named none.
+   */
+  static List<String> psFlags(String psTaskFlags, String c1TaskFlags) {
+    List<String> flags = flagList(psTaskFlags);
+    return flags.isEmpty() ? c1Flags(c1TaskFlags) : flags;
   }
 
   /**

@@ -122,20 +122,37 @@ class JvmFlagsScriptTest {
     Path launcherCache = touch(cache.resolveSibling("psflow-launcher.aot"), RECORDED);
     String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-Xmx1g", "local-cluster --ps=1 --workers=2 mnist-replica");
     String replayOff = "\n-XX:+UnlockDiagnosticVMOptions\n-XX:-AOTReplayTraining";
-    String launcher = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + launcherCache + replayOff;
+    String young = "\n-XX:MaxNewSize=48m";
+    String psYoung = "\n-XX:MaxNewSize=256m\n-Xlog:gc+ergo=error";
+    String launcher = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + launcherCache + replayOff + young;
     String c1 = "-XX:TieredStopAtLevel=1\n-XX:AOTCache=" + cache + replayOff;
     assertThat(flags).startsWith(launcher + "\n-Dpsflow.launcher_jvm_flags=" + launcher + "\n"
-        + "-Dpsflow.c1_task_jvm_flags=" + c1 + "\n"
-        + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:AOTCache=" + c2Cache + "\n");
+        + "-Dpsflow.c1_task_jvm_flags=" + c1 + young + "\n"
+        + "-Dpsflow.ps_task_jvm_flags=" + c1 + psYoung + "\n"
+        + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:AOTCache=" + c2Cache + young + "\n");
     assertThat(flags.indexOf("-XX:TieredStopAtLevel=1")).isLessThan(flags.indexOf("-Xmx1g"));
     assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).startsWith(
-        "-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n"
-            + "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1\n"
-            + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector\n-XX:+UseParallelGC\n");
+        "-XX:TieredStopAtLevel=1" + young + "\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1" + young + "\n"
+            + "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1" + young + "\n"
+            + "-Dpsflow.ps_task_jvm_flags=-XX:TieredStopAtLevel=1" + psYoung + "\n"
+            + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector" + young + "\n-XX:+UseParallelGC\n");
     Files.delete(launcherCache);
     assertThat(run("PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).as("a build recorded before the launcher had a cache")
-        .startsWith("-XX:TieredStopAtLevel=1\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n"
-            + "-Dpsflow.c1_task_jvm_flags=" + c1 + "\n");
+        .startsWith("-XX:TieredStopAtLevel=1" + young + "\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1" + young
+            + "\n-Dpsflow.c1_task_jvm_flags=" + c1 + young + "\n");
+  }
+
+  @Test
+  void aPsTasksYoungGenerationMayGrowTo256MbEveryOtherJvmsStaysAt48MbAndAUsersXmnWins() throws Exception {
+    for (String args : new String[] {"mnist-replica --job_name=ps --task_index=0", "mnist-replica --job_name=worker",
+        "mnist", "embedding-replica --job_name=worker"}) {
+      String flags = run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JAVA_OPTS=-Xmn96m", args);
+      assertThat(flags).as(args).contains("-XX:NewSize=48m\n")
+          .contains(args.contains("=ps") ? "-XX:MaxNewSize=256m\n" : "-XX:MaxNewSize=48m\n")
+          .doesNotContain(args.contains("=ps") ? "-XX:MaxNewSize=48m" : "-XX:MaxNewSize=256m");
+      assertThat(flags.indexOf("-XX:MaxNewSize")).as("before the user's PSFLOW_JAVA_OPTS, which win")
+          .isLessThan(flags.indexOf("-Xmn96m"));
+    }
   }
 
   private String flags(int javaMajor) throws Exception {

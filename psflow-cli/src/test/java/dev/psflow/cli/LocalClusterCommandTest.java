@@ -57,6 +57,11 @@ class LocalClusterCommandTest {
         "psflow.jar");
     assertThat(LocalClusterCommand.c1Flags("")).as("a launcher started without bin/psflow")
         .containsExactly("-XX:TieredStopAtLevel=1");
+    assertThat(LocalClusterCommand.psFlags("-XX:TieredStopAtLevel=1\n-XX:MaxNewSize=256m", "-XX:TieredStopAtLevel=1"))
+        .as("a ps task's own, with its young generation's limit").containsExactly("-XX:TieredStopAtLevel=1",
+            "-XX:MaxNewSize=256m");
+    assertThat(LocalClusterCommand.psFlags("", "")).as("a launcher started without bin/psflow")
+        .containsExactly("-XX:TieredStopAtLevel=1");
   }
 
   @Test
@@ -87,6 +92,7 @@ class LocalClusterCommandTest {
     List<String> launcher = List.of("-XX:TieredStopAtLevel=1", "-XX:AOTCache=/a b/psflow.aot", "-Xss2m",
         "-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow.aot",
         "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:AOTCache=/a b/psflow-task.aot",
+        "-Dpsflow.ps_task_jvm_flags=-XX:TieredStopAtLevel=1\n-XX:MaxNewSize=256m",
         "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector", "-agentlib:jdwp=transport=dt_socket",
         "-Dpsflow.local_cluster.parent_pid=1", "-XX:TieredStopAtLevel=1", "-Xmx1g");
 
