@@ -46,6 +46,14 @@ public final class Gemm {
    * kernel, against the few microseconds of handing a block to another thread.
    */
   private static final long PARALLEL = 2_000_000;
+  /**
+   * Multiply-adds per part below which a product on OpenBLAS stays whole on its calling thread
+   * (~0.15 ms of its kernel here). Each part packs its own copy of the operand the parts share, so
+   * the replica model's products at 100 hidden units (7.8 million) stay whole, where two parts
+   * bought nothing; at 1600 (125 million) OpenBLAS on one thread made psflow's local step half as
+   * fast as TensorFlow's on two (docs/benchmarks.md).
+   */
+  private static final long NATIVE_PARALLEL = 8_000_000;
   /** Rows and columns of a block: whole micro-kernel strips (8 rows) and panels (three vectors). */
   private static final int ROW_GRAIN = 8;
   private static final int COLUMN_GRAIN = VectorSupport.AVAILABLE ? GemmMicroKernel.NR : 16;
@@ -100,11 +108,12 @@ public final class Gemm {
     }
     long work = (long) m * n * k;
     if (onOpenBlas(work)) { // k > 0: OpenBLAS refuses a leading dimension of 0
-      NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      int parts = (int) Math.min(IntraOpThreads.THREADS, work / NATIVE_PARALLEL);
+      sgemmInParts(parts, true, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
       return;
     }
     int parts = work < PARALLEL ? 1 : (int) Math.min(IntraOpThreads.THREADS, work / PARALLEL);
-    sgemmInParts(parts, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    sgemmInParts(parts, false, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
   }
 
   /**
@@ -129,9 +138,11 @@ public final class Gemm {
    * Every element of C is computed exactly as in one block (same K blocks, same kernels), so the
    * result does not depend on the split. Rows when op(A) is the taller operand (each block then
    * packs its own copy of the smaller op(B)), columns otherwise; blocks are whole kernel strips or
-   * panels, so no block adds a partial panel the whole product would not have.
+   * panels, so no block adds a partial panel the whole product would not have. Each block goes to
+   * OpenBLAS when {@code onOpenBlas}, whose kernels also sum each element of C over K in the same
+   * blocks and order whatever rows or columns of C a call covers.
    */
-  static void sgemmInParts(int parts, boolean transA, boolean transB, int m, int n, int k,
+  static void sgemmInParts(int parts, boolean onOpenBlas, boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
       float[] c, int cOff, int ldc, boolean accumulate) {
     boolean rows = m > n;
@@ -147,7 +158,7 @@ public final class Gemm {
       parts = blocks - 1;
     } while (blocks > 1 && (extent - (long) (blocks - 1) * step) * perRowOrColumn < SMALL);
     if (blocks <= 1) {
-      sgemmOnThisThread(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      sgemmBlock(onOpenBlas, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
       return;
     }
     int blockSize = step;
@@ -155,13 +166,23 @@ public final class Gemm {
       int from = block * blockSize;
       int size = Math.min(blockSize, extent - from);
       if (rows) {
-        sgemmOnThisThread(transA, transB, size, n, k, a, aOff + (transA ? from : from * lda), lda,
+        sgemmBlock(onOpenBlas, transA, transB, size, n, k, a, aOff + (transA ? from : from * lda), lda,
             b, bOff, ldb, c, cOff + from * ldc, ldc, accumulate);
       } else {
-        sgemmOnThisThread(transA, transB, m, size, k, a, aOff, lda, b, bOff + (transB ? from * ldb : from), ldb,
+        sgemmBlock(onOpenBlas, transA, transB, m, size, k, a, aOff, lda, b, bOff + (transB ? from * ldb : from), ldb,
             c, cOff + from, ldc, accumulate);
       }
     });
+  }
+
+  private static void sgemmBlock(boolean onOpenBlas, boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
+      float[] c, int cOff, int ldc, boolean accumulate) {
+    if (onOpenBlas) {
+      NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    } else {
+      sgemmOnThisThread(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+    }
   }
 
   private static void sgemmOnThisThread(boolean transA, boolean transB, int m, int n, int k,

@@ -1,6 +1,7 @@
 package dev.psflow.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +14,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A product split into blocks of rows or columns over {@link IntraOpThreads} gives C bit for bit
  * as one block does, and touches nothing outside C: every transpose, with and without
- * accumulate, inside padded arrays. Shapes are M x K x N; rows are split when M > N.
+ * accumulate, inside padded arrays; psflow's own kernels, and OpenBLAS's where its natives load.
+ * Shapes are M x K x N; rows are split when M > N.
  */
 class GemmSplitTest {
   static List<Arguments> cases() {
@@ -46,8 +48,45 @@ class GemmSplitTest {
     float[] c = random(rnd, 5 + m * ldc + 2);
     float[] whole = c.clone();
 
-    Gemm.sgemmInParts(1, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
-    Gemm.sgemmInParts(parts, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
+    Gemm.sgemmInParts(1, false, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
+    Gemm.sgemmInParts(parts, false, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
+
+    int at = Arrays.mismatch(c, whole);
+    assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
+  }
+
+  static List<Arguments> openBlasCases() {
+    // Products large enough for Gemm to split them (16 million multiply-adds and more; OpenBLAS takes
+    // another kernel below 1 million, which sums in another order): the replica model's at 400 and
+    // 1600 hidden units (forward, and the hidden layer's gradient), and an odd one.
+    int[][] shapes = {{301, 299, 203}, {100, 784, 400}, {100, 784, 1600}, {784, 100, 1600}};
+    List<Arguments> out = new ArrayList<>();
+    for (int[] s : shapes) {
+      for (int t = 0; t < 4; t++) {
+        for (boolean acc : new boolean[] {false, true}) {
+          out.add(Arguments.of(s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, acc, 2 + (t & 1)));
+        }
+      }
+    }
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5} parts={6}")
+  @MethodSource("openBlasCases")
+  void aProductSplitOverOpenBlasCallsEqualsOneCall(int m, int k, int n, boolean tA, boolean tB, boolean acc,
+      int parts) {
+    assumeTrue(NativeBlas.available(), "OpenBLAS's natives are for Linux x86-64");
+    SplittableRandom rnd = new SplittableRandom(31L * m + 11L * k + n);
+    int lda = (tA ? m : k) + 3;
+    int ldb = (tB ? k : n) + 3;
+    int ldc = n + 3;
+    float[] a = random(rnd, 5 + (tA ? k : m) * lda);
+    float[] b = random(rnd, 5 + (tB ? n : k) * ldb);
+    float[] c = random(rnd, 5 + m * ldc + 2);
+    float[] whole = c.clone();
+
+    NativeBlas.sgemm(tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
+    Gemm.sgemmInParts(parts, true, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
 
     int at = Arrays.mismatch(c, whole);
     assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
