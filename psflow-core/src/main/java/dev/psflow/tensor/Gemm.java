@@ -108,8 +108,7 @@ public final class Gemm {
     }
     long work = (long) m * n * k;
     if (onOpenBlas(work)) { // k > 0: OpenBLAS refuses a leading dimension of 0
-      int parts = (int) Math.min(IntraOpThreads.THREADS, work / NATIVE_PARALLEL);
-      sgemmInParts(parts, true, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
+      sgemmOnOpenBlas(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
       return;
     }
     int parts = work < PARALLEL ? 1 : (int) Math.min(IntraOpThreads.THREADS, work / PARALLEL);
@@ -126,6 +125,20 @@ public final class Gemm {
   public static void sgemmIntoZeros(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb, float[] c, int cOff, int ldc) {
     sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, onOpenBlas((long) m * n * k));
+  }
+
+  /**
+   * The product on OpenBLAS: in blocks over {@link IntraOpThreads} from 16 million multiply-adds,
+   * but only where {@link HeapSgemm} takes it, on the arrays themselves: JNI's path copies all of C
+   * in and back out, so two blocks of one C written that way would each put back the other's stale
+   * half.
+   */
+  static void sgemmOnOpenBlas(boolean transA, boolean transB, int m, int n, int k,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb, float[] c, int cOff, int ldc, boolean accumulate) {
+    long work = (long) m * n * k;
+    int parts = HeapSgemm.available() && work <= HeapSgemm.MAX_WORK
+        ? (int) Math.min(IntraOpThreads.THREADS, work / NATIVE_PARALLEL) : 1;
+    sgemmInParts(parts, true, transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
   }
 
   /** Whether {@link #sgemm} sends a product of {@code work} multiply-adds to OpenBLAS. */
