@@ -19,10 +19,11 @@
 # 600-step job and an old generation grown to 600 MB of promoted garbage; it grows to ~230 MB there
 # (30 collections, ~90 MB left after each), and to 65-80 MB at 100 units. Alternated against 48 MB
 # (docs/benchmarks.md): 1600 units 0.93x the job's time, 0.87x the ps's CPU and its peak memory
-# 502 MB against 799 MB; 400 units 0.97x; the README's job level, the ps's peak 219 MB against 169. -Xlog:gc+ergo=error: in a JVM whose heap is smaller than 256 MB
-# (a small container) HotSpot caps the young generation to the heap itself, and says so in a
-# warning line at start that is not the user's business. The other JVMs stay at 48 MB: a worker's
-# young generation grew to ~240 MB at 100 units for no speed, and psflow mnist's for none either.
+# 502 MB against 799 MB; 400 units 0.97x; the README's job level, the ps's peak 219 MB against 169.
+# -Xlog:gc+ergo=error: in a JVM whose heap is smaller than 256 MB (a small container) HotSpot caps
+# the young generation to the heap itself, and says so in a warning line at start that is not the
+# user's business. The other JVMs stay at 48 MB: a worker's young generation grew to ~240 MB at 100
+# units for no speed, and psflow mnist's for none either.
 # leakDetection.level=disabled: Netty's sampled buffer-leak tracking walks a stack for one buffer in
 # 128, 1.3% of a ps's CPU; the tests keep it on.
 # netty.jfr.enabled=false: Netty 4.2's pooled allocator registers its JFR event types when it makes

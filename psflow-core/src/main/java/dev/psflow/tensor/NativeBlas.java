@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * a worker starts it beside its other start-up work ({@link #loadInBackground()}).
  *
  * <p>Thread-safe: OpenBLAS's GEMM is reentrant and runs on the calling thread (one OpenBLAS
- * thread, set at load: on 2 cores a second one only fights the other processes).
+ * thread, set at load: on 2 cores a second one only fights the other processes). {@link Gemm}
+ * splits a large product into calls on the intra-op threads, each writing its own block of C, which
+ * only {@link HeapSgemm}'s path allows: JNI's copies all of C in and back out.
  */
 public final class NativeBlas {
   private static final AtomicBoolean BACKGROUND = new AtomicBoolean();
