@@ -40,20 +40,13 @@ class GemmSplitTest {
   @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5} parts={6}")
   @MethodSource("cases")
   void splitProductEqualsTheWholeOne(int m, int k, int n, boolean tA, boolean tB, boolean acc, int parts) {
-    SplittableRandom rnd = new SplittableRandom(13L * m + 7L * k + n);
-    int lda = (tA ? m : k) + 3;
-    int ldb = (tB ? k : n) + 3;
-    int ldc = n + 3;
-    float[] a = random(rnd, 5 + (tA ? k : m) * lda);
-    float[] b = random(rnd, 5 + (tB ? n : k) * ldb);
-    float[] c = random(rnd, 5 + m * ldc + 2);
-    float[] whole = c.clone();
+    Padded p = Padded.random(new SplittableRandom(13L * m + 7L * k + n), m, k, n, tA, tB);
+    float[] whole = p.c.clone();
 
-    Gemm.sgemmInParts(1, false, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
-    Gemm.sgemmInParts(parts, false, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
+    Gemm.sgemmInParts(1, false, tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, whole, 5, p.ldc, acc);
+    Gemm.sgemmInParts(parts, false, tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, p.c, 5, p.ldc, acc);
 
-    int at = Arrays.mismatch(c, whole);
-    assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
+    assertSameC(p.c, whole);
   }
 
   static List<Arguments> openBlasCases() {
@@ -77,20 +70,13 @@ class GemmSplitTest {
   void aProductSplitOverOpenBlasCallsEqualsOneCall(int m, int k, int n, boolean tA, boolean tB, boolean acc,
       int parts) {
     assumeTrue(NativeBlas.available(), "OpenBLAS's natives are for Linux x86-64");
-    SplittableRandom rnd = new SplittableRandom(31L * m + 11L * k + n);
-    int lda = (tA ? m : k) + 3;
-    int ldb = (tB ? k : n) + 3;
-    int ldc = n + 3;
-    float[] a = random(rnd, 5 + (tA ? k : m) * lda);
-    float[] b = random(rnd, 5 + (tB ? n : k) * ldb);
-    float[] c = random(rnd, 5 + m * ldc + 2);
-    float[] whole = c.clone();
+    Padded p = Padded.random(new SplittableRandom(31L * m + 11L * k + n), m, k, n, tA, tB);
+    float[] whole = p.c.clone();
 
-    NativeBlas.sgemm(tA, tB, m, n, k, a, 5, lda, b, 5, ldb, whole, 5, ldc, acc);
-    Gemm.sgemmInParts(parts, true, tA, tB, m, n, k, a, 5, lda, b, 5, ldb, c, 5, ldc, acc);
+    NativeBlas.sgemm(tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, whole, 5, p.ldc, acc);
+    Gemm.sgemmInParts(parts, true, tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, p.c, 5, p.ldc, acc);
 
-    int at = Arrays.mismatch(c, whole);
-    assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
+    assertSameC(p.c, whole);
   }
 
   @Test
@@ -112,6 +98,26 @@ class GemmSplitTest {
     NativeBlas.sgemm(false, false, m, n, k, a, 0, k, b, 0, n, whole, 0, n, false);
 
     assertThat(Arrays.mismatch(c, whole)).as("first element that differs").isEqualTo(-1);
+  }
+
+  /**
+   * A, B and C for C = op(A) * op(B), each inside a larger array: 5 elements before it, rows 3
+   * longer than the matrix (the leading dimensions), and C 2 elements past its last row.
+   */
+  private record Padded(float[] a, int lda, float[] b, int ldb, float[] c, int ldc) {
+    static Padded random(SplittableRandom rnd, int m, int k, int n, boolean tA, boolean tB) {
+      int lda = (tA ? m : k) + 3;
+      int ldb = (tB ? k : n) + 3;
+      int ldc = n + 3;
+      float[] a = GemmSplitTest.random(rnd, 5 + (tA ? k : m) * lda);
+      float[] b = GemmSplitTest.random(rnd, 5 + (tB ? n : k) * ldb);
+      return new Padded(a, lda, b, ldb, GemmSplitTest.random(rnd, 5 + m * ldc + 2), ldc);
+    }
+  }
+
+  private static void assertSameC(float[] c, float[] whole) {
+    int at = Arrays.mismatch(c, whole);
+    assertThat(at).as("first element that differs (of C in its padded array)").isEqualTo(-1);
   }
 
   private static float[] random(SplittableRandom rnd, int n) {

@@ -1,5 +1,7 @@
 package dev.psflow.ops.training;
 
+import static dev.psflow.ops.training.AdamArrays.bits;
+import static dev.psflow.ops.training.AdamArrays.values;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.SplittableRandom;
@@ -46,21 +48,5 @@ class AdamSplitTest {
     assertThat(bits(wOut)).as("variable").isEqualTo(bits(outOnePass));
     assertThat(bits(m)).as("m").isEqualTo(bits(mOnePass));
     assertThat(bits(v)).as("v").isEqualTo(bits(vOnePass));
-  }
-
-  private static float[] values(SplittableRandom r, int n, float scale) {
-    float[] x = new float[n];
-    for (int i = 0; i < n; i++) {
-      x[i] = (float) r.nextDouble(-scale, scale);
-    }
-    return x;
-  }
-
-  private static int[] bits(float[] a) {
-    int[] b = new int[a.length];
-    for (int i = 0; i < a.length; i++) {
-      b[i] = Float.floatToRawIntBits(a[i]);
-    }
-    return b;
   }
 }

@@ -1,5 +1,7 @@
 package dev.psflow.ops.training;
 
+import static dev.psflow.ops.training.AdamArrays.bits;
+import static dev.psflow.ops.training.AdamArrays.values;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -82,21 +84,5 @@ class NativeAdamTest {
     assertThat(bits(w)).isEqualTo(bits(wJava));
     assertThat(bits(m)).isEqualTo(bits(mJava));
     assertThat(bits(v)).isEqualTo(bits(vJava));
-  }
-
-  private static float[] values(SplittableRandom r, int n, float scale) {
-    float[] a = new float[n];
-    for (int i = 0; i < n; i++) {
-      a[i] = (float) (r.nextDouble(-1, 1) * scale);
-    }
-    return a;
-  }
-
-  private static int[] bits(float[] a) {
-    int[] b = new int[a.length];
-    for (int i = 0; i < a.length; i++) {
-      b[i] = Float.floatToRawIntBits(a[i]);
-    }
-    return b;
   }
 }
