@@ -32,33 +32,43 @@ final class IdxFile {
   private IdxFile() {}
 
   static Images readImages(Path file) {
+    return readImages(file, file);
+  }
+
+  /** Reads {@code file}, naming {@code named} in every error (the gzipped file a copy was made from). */
+  static Images readImages(Path file, Path named) {
     try (InputStream in = open(file)) {
-      ByteBuffer h = header(in, file, IMAGES_MAGIC, "image", 3);
+      ByteBuffer h = header(in, named, IMAGES_MAGIC, "image", 3);
       int count = h.getInt();
       int rows = h.getInt();
       int cols = h.getInt();
       if (count < 0 || rows <= 0 || cols <= 0 || (long) Math.max(count, 1) * rows * cols > MAX_BODY) {
         throw new DataException(
-            file + " has an implausible header: " + count + " images of " + rows + "x" + cols);
+            named + " has an implausible header: " + count + " images of " + rows + "x" + cols);
       }
       String what = count + " images of " + rows + "x" + cols;
-      return new Images(count, rows, cols, body(in, file, 16, count * rows * cols, what));
+      return new Images(count, rows, cols, body(in, file, named, 16, count * rows * cols, what));
     } catch (IOException e) {
-      throw readFailure(file, e);
+      throw readFailure(named, e);
     }
   }
 
   /** The label bytes, one per example. */
   static byte[] readLabels(Path file) {
+    return readLabels(file, file);
+  }
+
+  /** As {@link #readLabels(Path)}, naming {@code named} in every error. */
+  static byte[] readLabels(Path file, Path named) {
     try (InputStream in = open(file)) {
-      ByteBuffer h = header(in, file, LABELS_MAGIC, "label", 1);
+      ByteBuffer h = header(in, named, LABELS_MAGIC, "label", 1);
       int count = h.getInt();
       if (count < 0) {
-        throw new DataException(file + " has an implausible header: " + count + " labels");
+        throw new DataException(named + " has an implausible header: " + count + " labels");
       }
-      return body(in, file, 8, count, count + " labels");
+      return body(in, file, named, 8, count, count + " labels");
     } catch (IOException e) {
-      throw readFailure(file, e);
+      throw readFailure(named, e);
     }
   }
 
@@ -106,7 +116,7 @@ final class IdxFile {
    * more young collections (17 against 11), each copying the pieces read so far, while the
    * cluster's other JVMs were starting on the same cores.
    */
-  private static byte[] body(InputStream in, Path file, int headerBytes, int length, String what)
+  private static byte[] body(InputStream in, Path file, Path named, int headerBytes, int length, String what)
       throws IOException {
     byte[] body;
     if (sizeAgrees(file, headerBytes + (long) length)) {
@@ -120,11 +130,11 @@ final class IdxFile {
     }
     if (body.length < length) {
       throw new DataException(
-          file + " is truncated: its header says " + what + " (" + length + " bytes) but only "
+          named + " is truncated: its header says " + what + " (" + length + " bytes) but only "
               + body.length + " bytes follow");
     }
     if (in.read() != -1) { // for gzip, reaching the end also checks the trailer's CRC
-      throw new DataException(file + " is longer than its header says (" + what + ")");
+      throw new DataException(named + " is longer than its header says (" + what + ")");
     }
     return body;
   }

@@ -14,7 +14,9 @@ import java.util.SplittableRandom;
  * <p>{@link #read} looks in {@code dataDir} for {@code train-images-idx3-ubyte.gz} and its three
  * siblings (or the same names without {@code .gz}), downloads a missing one from {@link
  * #DEFAULT_SOURCE_URL} (or the URL in the {@code psflow.mnist.url} system property), and throws a
- * one-line {@link DataException} if that fails or a file is corrupt. Each split is shuffled with
+ * one-line {@link DataException} if that fails or a file is corrupt. A gzipped file is inflated
+ * once, into {@code dataDir/.uncompressed/} where the directory takes it ({@link GzipExtractions}),
+ * and read from there afterwards. Each split is shuffled with
  * its own random seed, as TensorFlow does when no seed is given; use {@link DataSet#withSeed} for
  * a reproducible order.
  *
@@ -54,9 +56,9 @@ public record MnistDatasets(DataSet train, DataSet validation, DataSet test) {
     Path testImagesFile = files.locate(TEST_IMAGES);
     Path testLabelsFile = files.locate(TEST_LABELS);
 
-    IdxFile.Images trainImages = IdxFile.readImages(trainImagesFile);
+    IdxFile.Images trainImages = IdxFile.readImages(GzipExtractions.readable(trainImagesFile), trainImagesFile);
     byte[] trainLabels = checkedLabels(trainLabelsFile, trainImages, trainImagesFile);
-    IdxFile.Images testImages = IdxFile.readImages(testImagesFile);
+    IdxFile.Images testImages = IdxFile.readImages(GzipExtractions.readable(testImagesFile), testImagesFile);
     byte[] testLabels = checkedLabels(testLabelsFile, testImages, testImagesFile);
     if (testImages.rows() != trainImages.rows() || testImages.cols() != trainImages.cols()) {
       throw new DataException(
@@ -101,7 +103,7 @@ public record MnistDatasets(DataSet train, DataSet validation, DataSet test) {
   }
 
   private static byte[] checkedLabels(Path file, IdxFile.Images images, Path imagesFile) {
-    byte[] labels = IdxFile.readLabels(file);
+    byte[] labels = IdxFile.readLabels(GzipExtractions.readable(file), file);
     if (labels.length != images.count()) {
       throw new DataException(
           file + " has " + labels.length + " labels but " + imagesFile + " has "

@@ -186,7 +186,8 @@ class MnistFilesTest {
       try (Stream<Path> files = Files.list(target)) {
         assertThat(files.map(p -> p.getFileName().toString()))
             .containsExactlyInAnyOrder("SHA256SUMS", MnistDatasets.TRAIN_IMAGES,
-                MnistDatasets.TRAIN_LABELS, MnistDatasets.TEST_IMAGES, MnistDatasets.TEST_LABELS);
+                MnistDatasets.TRAIN_LABELS, MnistDatasets.TEST_IMAGES, MnistDatasets.TEST_LABELS,
+                GzipExtractions.DIR);
       }
       assertThatThrownBy(() -> MnistDatasets.read(dir.resolve("other"), true, url.replace("/mnist", "/elsewhere")))
           .hasMessageContaining("(IOException: HTTP 404 from ");
