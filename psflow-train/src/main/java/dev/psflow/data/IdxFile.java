@@ -110,8 +110,8 @@ final class IdxFile {
    * Reads exactly {@code length} bytes and checks that nothing follows them.
    *
    * <p>When the file's own size agrees with the header (see {@link #sizeAgrees}), the bytes go
-   * straight into one array of the final size, a megabyte a read. Otherwise they are read as {@code readNBytes(int)}
-   * does, in 16 KB pieces joined at the end, so that a header claiming more than the file holds
+   * straight into one array of the final size, a megabyte a read. Otherwise they are read as
+   * {@code readNBytes(int)} does, in 16 KB pieces joined at the end, so that a header claiming more than the file holds
    * costs no more memory than the file's real contents before it fails as truncated. That path
    * kept the whole body alive in thousands of young pieces: reading MNIST took a worker through six
    * more young collections (17 against 11), each copying the pieces read so far, while the
