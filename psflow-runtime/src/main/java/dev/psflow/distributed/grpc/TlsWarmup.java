@@ -10,9 +10,16 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
  * Runs the TLS record path once, in memory, while a task starts: a client and a server handler of
  * the task's own contexts shake hands and pass some megabytes each way, so that the JIT has
  * compiled the handler's wrap and unwrap (and the OpenSSL engine's calls) before the first
- * training step needs them, rather than during the first few hundred steps, on cores the other
- * tasks train on. The handshake also runs the JDK's certificate-path check both ways (and builds
- * its P-256 tables), which would otherwise first run inside the ps's first pull of gradients. Best effort: a failure only means no warm-up. Off with {@code -Dpsflow.warmup=false}.
+ * training step needs them, rather than during the first few hundred steps. The handshake also runs
+ * the JDK's certificate-path check both ways (and builds its P-256 tables), which would otherwise
+ * first run inside the ps's first pull of gradients. Best effort: a failure only means no warm-up.
+ *
+ * <p>Only where the machine has cores to spare (more than two), unless {@code -Dpsflow.tls_warmup}
+ * says otherwise ({@code -Dpsflow.warmup=false} turns it off with the other warm-ups). It costs a
+ * task ~0.15 s of CPU, and on two cores that the starting tasks keep busy that CPU is taken from
+ * them: the README's job without it, 20 alternated pairs, 1.6% shorter on 1.9% less CPU (14 of 20),
+ * a synchronous job 3% shorter (6 pairs; docs/benchmarks.md). Where a core is idle while the tasks
+ * start, it runs there and the first steps find the record path compiled.
  */
 final class TlsWarmup {
   static final int ROUNDS = 40;
@@ -21,13 +28,22 @@ final class TlsWarmup {
   private TlsWarmup() {}
 
   static void start(SslContext server, SslContext client) {
-    if (!Boolean.parseBoolean(System.getProperty("psflow.warmup", "true"))) {
+    if (!wanted(System.getProperty("psflow.tls_warmup"), System.getProperty("psflow.warmup", "true"),
+        Runtime.getRuntime().availableProcessors())) {
       return;
     }
     Thread t = new Thread(() -> run(server, client), "psflow-tls-warmup");
     t.setDaemon(true);
     t.setPriority(Thread.MIN_PRIORITY);
     t.start();
+  }
+
+  /** Whether a task warms its TLS path up: {@code tlsWarmup} when set, else with more than two cores unless {@code warmup} is false. */
+  static boolean wanted(String tlsWarmup, String warmup, int cores) {
+    if (tlsWarmup != null) {
+      return Boolean.parseBoolean(tlsWarmup);
+    }
+    return Boolean.parseBoolean(warmup) && cores > 2;
   }
 
   /** Shakes hands and passes the rounds; returns the plaintext bytes that arrived, both ways (0: it failed). */

@@ -22,4 +22,13 @@ class TlsWarmupTest {
     long arrived = TlsWarmup.run(TlsCredentials.server("/job:ps/replica:0/task:0", tls), TlsCredentials.channel(tls));
     assertThat(arrived).isEqualTo(2L * TlsWarmup.ROUNDS * TlsWarmup.MESSAGE_BYTES);
   }
+
+  @Test
+  void itRunsWhereCoresAreToSpareOrWhereAskedFor() {
+    assertThat(TlsWarmup.wanted(null, "true", 2)).isFalse(); // two cores: the starting tasks need them
+    assertThat(TlsWarmup.wanted(null, "true", 4)).isTrue();
+    assertThat(TlsWarmup.wanted(null, "false", 16)).isFalse(); // -Dpsflow.warmup=false: no warm-ups
+    assertThat(TlsWarmup.wanted("true", "true", 2)).isTrue();
+    assertThat(TlsWarmup.wanted("false", "true", 16)).isFalse();
+  }
 }
