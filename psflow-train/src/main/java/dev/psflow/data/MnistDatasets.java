@@ -16,9 +16,8 @@ import java.util.SplittableRandom;
  * #DEFAULT_SOURCE_URL} (or the URL in the {@code psflow.mnist.url} system property), and throws a
  * one-line {@link DataException} if that fails or a file is corrupt. A gzipped file is inflated
  * once, into {@code dataDir/.uncompressed/} where the directory takes it ({@link GzipExtractions}),
- * and read from there afterwards. Each split is shuffled with
- * its own random seed, as TensorFlow does when no seed is given; use {@link DataSet#withSeed} for
- * a reproducible order.
+ * and read from there afterwards. Each split is shuffled with its own random seed, as TensorFlow
+ * does when no seed is given; use {@link DataSet#withSeed} for a reproducible order.
  *
  * <p>The record itself is immutable, but its {@link DataSet}s are not thread-safe: one per worker.
  *

@@ -17,9 +17,9 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
  * <p>Only where the machine has cores to spare (more than two), unless {@code -Dpsflow.tls_warmup}
  * says otherwise ({@code -Dpsflow.warmup=false} turns it off with the other warm-ups). It costs a
  * task ~0.15 s of CPU, and on two cores that the starting tasks keep busy that CPU is taken from
- * them: the README's job without it, 20 alternated pairs, 1.6% shorter on 1.9% less CPU (14 of 20),
- * a synchronous job 3% shorter (6 pairs; docs/benchmarks.md). Where a core is idle while the tasks
- * start, it runs there and the first steps find the record path compiled.
+ * them: the README's job without it, 30 alternated pairs in three batches, 1-2.5% shorter on 1-2.7%
+ * less CPU (21 of 30 shorter), a synchronous job 3% shorter (6 pairs; docs/benchmarks.md). Where a
+ * core is idle while the tasks start, it runs there and the first steps find the record path compiled.
  */
 final class TlsWarmup {
   static final int ROUNDS = 40;
