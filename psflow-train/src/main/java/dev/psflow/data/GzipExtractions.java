@@ -105,7 +105,7 @@ final class GzipExtractions {
     }
   }
 
-  /** A gzip file's last 8 bytes: the CRC-32 and the length (modulo 2^32) of its content. */
+  /** A gzip file's last 8 bytes: the CRC-32 and the length (modulo 2^32) of its content (also {@link IdxFile#sizeAgrees}'s). */
   record Trailer(long crc, long length) {
     /** The trailer of {@code file}, or null if it does not start as gzip does. */
     static Trailer of(Path file) throws IOException {

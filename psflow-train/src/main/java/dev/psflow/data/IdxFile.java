@@ -5,8 +5,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -155,15 +153,8 @@ final class IdxFile {
    * itself still checks the length and the CRC.
    */
   static boolean sizeAgrees(Path file, long total) throws IOException {
-    try (FileChannel ch = FileChannel.open(file)) {
-      long size = ch.size();
-      ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-      if (size >= 2 && ch.read(b.limit(2), 0) == 2 && (b.get(0) & 0xff) == 0x1f && (b.get(1) & 0xff) == 0x8b) {
-        b.clear();
-        return size >= 18 && ch.read(b, size - 4) == 4 && Integer.toUnsignedLong(b.getInt(0)) == (total & 0xffffffffL);
-      }
-      return size == total;
-    }
+    GzipExtractions.Trailer trailer = GzipExtractions.Trailer.of(file);
+    return trailer != null ? trailer.length() == (total & 0xffffffffL) : Files.size(file) == total;
   }
 
   private static DataException readFailure(Path file, IOException e) {
