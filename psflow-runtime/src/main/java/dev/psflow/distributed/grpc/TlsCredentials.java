@@ -9,11 +9,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -107,16 +110,20 @@ final class TlsCredentials {
         + ", " + tls.privateKey() + ": " + e.getMessage(), e);
   }
 
-  /** The JDK's PKIX trust manager over the one CA certificate of {@code tls}. */
+  /**
+   * The JDK's PKIX trust manager over the one CA certificate of {@code tls}, recognising the
+   * certificates of the CA's directory as the cluster's members ({@link MemberTrust}).
+   */
   private static X509ExtendedTrustManager caTrust(TlsConfig tls) throws IOException, GeneralSecurityException {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     store.load(null, null);
+    List<X509Certificate> cas = new ArrayList<>();
     try (InputStream in = Files.newInputStream(tls.caCertificate())) {
-      int i = 0;
       for (var c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca-" + i++, c);
+        store.setCertificateEntry("ca-" + cas.size(), c);
+        cas.add((X509Certificate) c);
       }
-      if (i == 0) {
+      if (cas.isEmpty()) {
         throw new CertificateException(tls.caCertificate() + " holds no certificate");
       }
     }
@@ -124,7 +131,8 @@ final class TlsCredentials {
     f.init(store);
     for (TrustManager t : f.getTrustManagers()) {
       if (t instanceof X509ExtendedTrustManager x) {
-        return x;
+        Path dir = tls.caCertificate().toAbsolutePath().getParent();
+        return new MemberTrust(x, MemberTrust.members(dir, cas));
       }
     }
     throw new GeneralSecurityException("no X.509 trust manager");
