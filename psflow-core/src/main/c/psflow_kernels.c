@@ -1,14 +1,19 @@
 /*
- * psflow's kernels in C, for the JVMs that run without C2 (a ps task): C1 compiles loops one element
- * at a time, and C2, the JIT that vectorizes, costs such a short-lived JVM more to compile than it
- * would save. Each function computes exactly what its Java twin does, element for
+ * psflow's kernels in C, for the JVMs that run without C2 (a ps task, a replica worker): C1 compiles
+ * loops one element at a time, and C2, the JIT that vectorizes, costs such a short-lived JVM more to
+ * compile than it would save. Each function computes exactly what its Java twin does, element for
  * element and in the same order (NativeKernels, which calls them, says which), so results agree bit
  * for bit: IEEE single precision throughout, no fused multiply-add (-ffp-contract=off), a square root
  * correctly rounded as Java's (float) Math.sqrt is.
  *
+ * Called through JNI (the Java_dev_psflow_tensor_NativeKernels_* functions at the end), on the Java
+ * arrays themselves (GetPrimitiveArrayCritical: nothing copied); NativeKernels checks every range
+ * before the call.
+ *
  * Built by psflow-core's pom (gcc, Linux x86-64) into libpsflow_kernels.so, one copy of each loop per
  * instruction set (target_clones: the loader picks AVX-512, AVX2 or plain SSE2 for the machine).
  */
+#include <jni.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -55,4 +60,131 @@ void psflow_divide_f32(float *a, float divisor, int32_t len) {
   for (int32_t i = 0; i < len; i++) {
     a[i] /= divisor;
   }
+}
+
+/* Relu.wherePositive: out[i] = features[i] > 0 ? values[i] : 0 (a NaN feature gives 0). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_where_positive_f32(const float *features, const float *values, float *out, int32_t len) {
+  for (int32_t i = 0; i < len; i++) {
+    out[i] = features[i] > 0 ? values[i] : 0.0f;
+  }
+}
+
+/* UnsignedBytes.toScaledFloats: dst[i] = (src[i] & 0xff) * scale. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_to_scaled_floats(const uint8_t *src, float *dst, int32_t len, float scale) {
+  for (int32_t i = 0; i < len; i++) {
+    dst[i] = (float) src[i] * scale;
+  }
+}
+
+/* cblas_sgemm's signature (cblas.h), called through the address NativeBlas hands over. */
+typedef void (*cblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                               const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+/*
+ * JNI. Each array is pinned with GetPrimitiveArrayCritical (no copy with HotSpot's collectors; a
+ * collection waits for the call, which NativeKernels keeps short) and released in reverse order:
+ * JNI_ABORT for the ones only read, 0 for the ones written. A null from Get means an OutOfMemoryError
+ * is pending: release what was taken and return to it. An array passed twice (w and w_out, a and b)
+ * is simply pinned twice, which JNI allows.
+ */
+#define PIN(var, type, array) \
+  type *var = (type *) (*env)->GetPrimitiveArrayCritical(env, array, NULL)
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_applyAdam0(JNIEnv *env, jclass cls,
+    jfloatArray w, jfloatArray w_out, jfloatArray m, jfloatArray v, jint off, jfloatArray g, jint g_off, jint len,
+    jfloat lr_t, jfloat beta1, jfloat beta2, jfloat eps, jboolean nesterov) {
+  (void) cls;
+  PIN(wp, jfloat, w);
+  if (wp == NULL) return;
+  PIN(op, jfloat, w_out);
+  if (op == NULL) goto w_;
+  PIN(mp, jfloat, m);
+  if (mp == NULL) goto o_;
+  PIN(vp, jfloat, v);
+  if (vp == NULL) goto m_;
+  PIN(gp, jfloat, g);
+  if (gp == NULL) goto v_;
+  psflow_apply_adam_f32(wp + off, op + off, mp + off, vp + off, gp + g_off, len, lr_t, beta1, beta2, eps, nesterov);
+  (*env)->ReleasePrimitiveArrayCritical(env, g, gp, JNI_ABORT);
+v_:
+  (*env)->ReleasePrimitiveArrayCritical(env, v, vp, 0);
+m_:
+  (*env)->ReleasePrimitiveArrayCritical(env, m, mp, 0);
+o_:
+  (*env)->ReleasePrimitiveArrayCritical(env, w_out, op, 0);
+w_:
+  (*env)->ReleasePrimitiveArrayCritical(env, w, wp, 0);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_add0(JNIEnv *env, jclass cls, jfloatArray a, jfloatArray b,
+    jint off, jint len) {
+  (void) cls;
+  PIN(ap, jfloat, a);
+  if (ap == NULL) return;
+  PIN(bp, jfloat, b);
+  if (bp != NULL) {
+    psflow_add_f32(ap + off, bp + off, len);
+    (*env)->ReleasePrimitiveArrayCritical(env, b, bp, JNI_ABORT);
+  }
+  (*env)->ReleasePrimitiveArrayCritical(env, a, ap, 0);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_divide0(JNIEnv *env, jclass cls, jfloatArray a,
+    jfloat divisor, jint off, jint len) {
+  (void) cls;
+  PIN(ap, jfloat, a);
+  if (ap == NULL) return;
+  psflow_divide_f32(ap + off, divisor, len);
+  (*env)->ReleasePrimitiveArrayCritical(env, a, ap, 0);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_wherePositive0(JNIEnv *env, jclass cls,
+    jfloatArray features, jfloatArray values, jfloatArray out, jint off, jint len) {
+  (void) cls;
+  PIN(fp, jfloat, features);
+  if (fp == NULL) return;
+  PIN(vp, jfloat, values);
+  if (vp == NULL) goto f_;
+  PIN(op, jfloat, out);
+  if (op == NULL) goto v_;
+  psflow_where_positive_f32(fp + off, vp + off, op + off, len);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, op, 0);
+v_:
+  (*env)->ReleasePrimitiveArrayCritical(env, values, vp, JNI_ABORT);
+f_:
+  (*env)->ReleasePrimitiveArrayCritical(env, features, fp, JNI_ABORT);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_toScaledFloats0(JNIEnv *env, jclass cls, jbyteArray src,
+    jint src_off, jfloatArray dst, jint dst_off, jint len, jfloat scale) {
+  (void) cls;
+  PIN(sp, jbyte, src);
+  if (sp == NULL) return;
+  PIN(dp, jfloat, dst);
+  if (dp != NULL) {
+    psflow_to_scaled_floats((const uint8_t *) sp + src_off, dp + dst_off, len, scale);
+    (*env)->ReleasePrimitiveArrayCritical(env, dst, dp, 0);
+  }
+  (*env)->ReleasePrimitiveArrayCritical(env, src, sp, JNI_ABORT);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_sgemm0(JNIEnv *env, jclass cls, jlong sgemm,
+    jint order, jint trans_a, jint trans_b, jint m, jint n, jint k, jfloat alpha, jfloatArray a, jint a_off, jint lda,
+    jfloatArray b, jint b_off, jint ldb, jfloat beta, jfloatArray c, jint c_off, jint ldc) {
+  (void) cls;
+  PIN(ap, jfloat, a);
+  if (ap == NULL) return;
+  PIN(bp, jfloat, b);
+  if (bp == NULL) goto a_;
+  PIN(cp, jfloat, c);
+  if (cp == NULL) goto b_;
+  ((cblas_sgemm_fn) (intptr_t) sgemm)(order, trans_a, trans_b, m, n, k, alpha, ap + a_off, lda, bp + b_off, ldb, beta,
+                                      cp + c_off, ldc);
+  (*env)->ReleasePrimitiveArrayCritical(env, c, cp, 0);
+b_:
+  (*env)->ReleasePrimitiveArrayCritical(env, b, bp, JNI_ABORT);
+a_:
+  (*env)->ReleasePrimitiveArrayCritical(env, a, ap, JNI_ABORT);
 }

@@ -57,8 +57,8 @@ public final class KernelWarmup {
     if (gemm && NativeBlas.chosen()) {
       NativeBlas.loadInBackground();
     }
-    // Without the Vector API the optimizer's update goes to psflow's C kernels: linking them (40-90 ms at C1) starts
-    // now too, rather than inside the first step's update.
+    // Without the Vector API the optimizer's update goes to psflow's C kernels: loading them (~10 ms) starts now
+    // too, rather than inside the first step's update (a worker's load with OpenBLAS, above).
     if (adam && !VectorSupport.AVAILABLE) {
       NativeKernels.loadInBackground();
     }

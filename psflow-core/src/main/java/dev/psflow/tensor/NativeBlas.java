@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 /**
  * OpenBLAS's single-precision GEMM, for a JVM that runs without C2: bytedeco's build from Maven
  * Central ({@code org.bytedeco:openblas}, natives for Linux x86-64 in its {@code linux-x86_64}
- * jar), loaded through JavaCPP and called on one thread: through the Foreign Function API on the
- * arrays themselves where the JDK allows it ({@link HeapSgemm}), else through JavaCPP's JNI binding.
+ * jar), loaded through JavaCPP and called on one thread: through psflow's C kernels on the arrays
+ * themselves where they load ({@link HeapSgemm}), else through JavaCPP's JNI binding.
  *
  * <p>Why: psflow's own GEMM is Vector API code, as fast as OpenBLAS here once C2 has compiled it
  * and a hundred times slower before. A worker of a distributed job spent about half its CPU
@@ -70,8 +70,8 @@ public final class NativeBlas {
   }
 
   /**
-   * {@link #sgemm} through JavaCPP's binding: where {@link HeapSgemm} is not linked (a JDK before
-   * 22), and for products over {@link HeapSgemm#MAX_WORK}.
+   * {@link #sgemm} through JavaCPP's binding: where {@link HeapSgemm}'s path is not open (psflow's C
+   * kernels not built or not loaded), and for products over {@link HeapSgemm#MAX_WORK}.
    */
   static void sgemmThroughJni(boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,
@@ -93,7 +93,7 @@ public final class NativeBlas {
     private static boolean load() {
       try {
         org.bytedeco.openblas.presets.openblas_nolapack.blas_set_num_threads(1);
-        HeapSgemm.available(); // links the downcall here, off the first product's path when loading in the background
+        HeapSgemm.available(); // loads psflow's C kernels here, off the first product's path when loading in the background
         return true;
       } catch (LinkageError | RuntimeException e) {
         if (VectorSupport.C2_COMPILES) {

@@ -3,8 +3,6 @@ package dev.psflow.tensor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodType;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
@@ -16,34 +14,37 @@ import org.slf4j.LoggerFactory;
 /**
  * psflow's own kernels in C ({@code psflow-core/src/main/c/psflow_kernels.c}), for the JVMs that run
  * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous step's
- * gradients (a dense ConditionalAccumulator). C1, their only compiler, runs a loop one
- * element at a time; C2, which vectorizes, costs a short-lived task more to compile than it saves.
- * Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating): 25 µs a
- * step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop, with
- * results equal bit for bit.
+ * gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, its batches' pixels
+ * and its matrix products' call into OpenBLAS ({@link HeapSgemm}) here. C1, their only compiler, runs a
+ * loop one element at a time; C2, which vectorizes, costs a short-lived task more to compile than it
+ * saves. Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating):
+ * 25 µs a step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop,
+ * with results equal bit for bit.
  *
- * <p>Only a ps's loops are here. A replica worker's ReLUs and batch conversion were too (alternated
- * jobs, 2000 steps): each step's calls saved ~60-80 µs, but linking the downcalls costs a JVM 40-90
- * ms, and the workers' CPU came out 0.05-0.18 s higher in 4 of 4 pairs.
+ * <p>Through JNI, on the arrays themselves ({@code GetPrimitiveArrayCritical}: nothing copied). It was
+ * the Foreign Function API until linking its downcalls proved to cost more than the calls: ~50 ms
+ * of a ps's start and ~40 ms of a worker's (their method handles are spun in the interpreter), which
+ * made the worker's kernels here a loss (linking cost what 1000 steps saved); JNI binds a native
+ * method by its symbol's name at its first call.
  *
  * <p>psflow-core's build compiles the library with gcc on Linux x86-64 into its jar (as
- * {@link #RESOURCE}); this class copies it to a temporary file, links its functions through the
- * Foreign Function API ({@link ForeignDowncalls}) and deletes the file (the mapping stays). Optional:
- * built without gcc, on another platform, on a JDK before 22 or without native access, or with
- * {@code -Dpsflow.native_kernels=false}, {@link #available()} is false and the kernels' Java loops
- * serve.
+ * {@link #RESOURCE}); this class copies it to a temporary file, loads it ({@code System.load}) and
+ * deletes the file (the mapping stays). Optional: built without gcc (or without a JDK's {@code
+ * jni.h}), on another platform, on a JDK whose native access is not enabled for this code (it would
+ * print the JDK's restricted-method warning), or with {@code -Dpsflow.native_kernels=false},
+ * {@link #available()} is false and the kernels' Java loops serve.
  *
- * <p>Thread-safe: the functions keep no state. A critical downcall holds off safepoints while it
- * runs, so long arrays go in pieces of {@link #PIECE} elements (~0.3 ms each).
+ * <p>Thread-safe: the functions keep no state. A pinned array holds off garbage collection while a
+ * call runs, so long arrays go in pieces of {@link #PIECE} elements (~0.3 ms each).
  */
 public final class NativeKernels {
   /** Where the build puts the library among psflow-core's resources. */
   static final String RESOURCE = "/dev/psflow/tensor/native/linux-x86-64/libpsflow_kernels.so";
-  /** The most elements one downcall updates. */
+  /** The most elements one call updates. */
   static final int PIECE = 1 << 20;
   /**
-   * The fewest elements worth a downcall: below it a downcall's fixed cost (segments, slices, the
-   * call; ~0.1-0.2 µs) outweighs what the vector loop saves, and the Java loop serves.
+   * The fewest elements worth a call: below it a call's fixed cost (the JNI transition and the
+   * pinning, ~0.1 µs) outweighs what the vector loop saves, and the Java loop serves.
    */
   public static final int MIN_LENGTH = 256;
   private static final AtomicBoolean BACKGROUND = new AtomicBoolean();
@@ -60,7 +61,7 @@ public final class NativeKernels {
 
   /** Whether the library loaded in this JVM (loading it on the first call). */
   public static boolean available() {
-    return Holder.ADAM != null;
+    return Holder.LOADED;
   }
 
   /** Starts loading the library on a daemon thread, once per JVM, so that the first update does not wait for it. */
@@ -83,96 +84,97 @@ public final class NativeKernels {
     // native code reads and writes where it is told: the bounds are checked here, as Java's loop would
     Objects.checkFromIndexSize(off, len, Math.min(Math.min(w.length, wOut.length), Math.min(m.length, v.length)));
     Objects.checkFromIndexSize(gOff, len, g.length);
-    try {
-      Object ws = Holder.segment(w);
-      Object outs = wOut == w ? ws : Holder.segment(wOut);
-      Object ms = Holder.segment(m);
-      Object vs = Holder.segment(v);
-      Object gs = Holder.segment(g);
-      for (int done = 0; done < len; done += PIECE) {
-        int at = off + done;
-        Holder.ADAM.invokeExact(Holder.slice(ws, at), Holder.slice(outs, at), Holder.slice(ms, at),
-            Holder.slice(vs, at), Holder.slice(gs, gOff + done), Math.min(PIECE, len - done), lrT, beta1, beta2, eps,
-            nesterov ? 1 : 0);
-      }
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("psflow_apply_adam_f32 through the Foreign Function API", t);
+    for (int done = 0; done < len; done += PIECE) {
+      applyAdam0(w, wOut, m, v, off + done, g, gOff + done, Math.min(PIECE, len - done), lrT, beta1, beta2, eps,
+          nesterov);
     }
   }
 
   /** {@code a[i] += b[i]} for i in [0, len): a synchronous step's gradients summed. Only when {@link #available()}. */
   public static void add(float[] a, float[] b, int len) {
     Objects.checkFromIndexSize(0, len, Math.min(a.length, b.length));
-    try {
-      Object as = Holder.segment(a);
-      Object bs = Holder.segment(b);
-      for (int done = 0; done < len; done += PIECE) {
-        Holder.ADD.invokeExact(Holder.slice(as, done), Holder.slice(bs, done), Math.min(PIECE, len - done));
-      }
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("psflow_add_f32 through the Foreign Function API", t);
+    for (int done = 0; done < len; done += PIECE) {
+      add0(a, b, done, Math.min(PIECE, len - done));
     }
   }
 
   /** {@code a[i] /= divisor} for i in [0, len): their mean. Only when {@link #available()}. */
   public static void divide(float[] a, float divisor, int len) {
     Objects.checkFromIndexSize(0, len, a.length);
-    try {
-      Object as = Holder.segment(a);
-      for (int done = 0; done < len; done += PIECE) {
-        Holder.DIVIDE.invokeExact(Holder.slice(as, done), divisor, Math.min(PIECE, len - done));
-      }
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("psflow_divide_f32 through the Foreign Function API", t);
+    for (int done = 0; done < len; done += PIECE) {
+      divide0(a, divisor, done, Math.min(PIECE, len - done));
     }
   }
 
+  /**
+   * {@code out[i] = features[i] > 0 ? values[i] : 0} for i in [0, len) (Relu, ReluGrad; a NaN feature
+   * gives 0). Only when {@link #available()}.
+   */
+  public static void wherePositive(float[] features, float[] values, float[] out, int len) {
+    Objects.checkFromIndexSize(0, len, Math.min(out.length, Math.min(features.length, values.length)));
+    for (int done = 0; done < len; done += PIECE) {
+      wherePositive0(features, values, out, done, Math.min(PIECE, len - done));
+    }
+  }
+
+  /**
+   * {@code dst[dstOff + i] = (src[srcOff + i] & 0xff) * scale} for i in [0, n): pixels to floats
+   * ({@link UnsignedBytes}). Only when {@link #available()}.
+   */
+  public static void toScaledFloats(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale) {
+    Objects.checkFromIndexSize(srcOff, n, src.length);
+    Objects.checkFromIndexSize(dstOff, n, dst.length);
+    for (int done = 0; done < n; done += PIECE) {
+      toScaledFloats0(src, srcOff + done, dst, dstOff + done, Math.min(PIECE, n - done), scale);
+    }
+  }
+
+  /**
+   * {@code cblas_sgemm} at address {@code sgemm} (OpenBLAS's, {@link HeapSgemm}) on the arrays
+   * themselves, row-major: {@code C = alpha op(A) op(B) + beta C}, the operands from their offsets.
+   * The caller has checked the shapes against the arrays ({@link Gemm}) and keeps the product short
+   * (a collection waits for it). Only when {@link #available()}.
+   */
+  static void sgemm(long sgemm, int transA, int transB, int m, int n, int k, float alpha, float[] a, int aOff, int lda,
+      float[] b, int bOff, int ldb, float beta, float[] c, int cOff, int ldc) {
+    sgemm0(sgemm, HeapSgemm.ROW_MAJOR, transA, transB, m, n, k, alpha, a, aOff, lda, b, bOff, ldb, beta, c, cOff, ldc);
+  }
+
+  // The C functions (psflow_kernels.c's Java_dev_psflow_tensor_NativeKernels_*): ranges already checked.
+  private static native void applyAdam0(float[] w, float[] wOut, float[] m, float[] v, int off, float[] g, int gOff,
+      int len, float lrT, float beta1, float beta2, float eps, boolean nesterov);
+
+  private static native void add0(float[] a, float[] b, int off, int len);
+
+  private static native void divide0(float[] a, float divisor, int off, int len);
+
+  private static native void wherePositive0(float[] features, float[] values, float[] out, int off, int len);
+
+  private static native void toScaledFloats0(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale);
+
+  private static native void sgemm0(long sgemm, int order, int transA, int transB, int m, int n, int k, float alpha,
+      float[] a, int aOff, int lda, float[] b, int bOff, int ldb, float beta, float[] c, int cOff, int ldc);
+
   /** Loads once, on first use: class initialization makes it thread-safe. */
   private static final class Holder {
-    static final MethodHandle OF_ARRAY;
-    static final MethodHandle AS_SLICE;
-    /** {@code (w, wOut, m, v, g: Object, len: int, lrT, beta1, beta2, eps: float, nesterov: int) void}; or null. */
-    static final MethodHandle ADAM;
-    /** {@code (a, b: Object, len: int) void}. */
-    static final MethodHandle ADD;
-    /** {@code (a: Object, divisor: float, len: int) void}. */
-    static final MethodHandle DIVIDE;
+    static final boolean LOADED = load();
 
-    static {
-      MethodHandle[] handles = load();
-      OF_ARRAY = handles == null ? null : handles[0];
-      AS_SLICE = handles == null ? null : handles[1];
-      ADAM = handles == null ? null : handles[2];
-      ADD = handles == null ? null : handles[3];
-      DIVIDE = handles == null ? null : handles[4];
-    }
-
-    static Object segment(float[] array) throws Throwable {
-      return (Object) OF_ARRAY.invokeExact(array);
-    }
-
-    static Object slice(Object segment, int offset) throws Throwable {
-      return offset == 0 ? segment : (Object) AS_SLICE.invokeExact(segment, offset * (long) Float.BYTES);
-    }
-
-    private static MethodHandle[] load() {
+    private static boolean load() {
       if (!Boolean.parseBoolean(System.getProperty("psflow.native_kernels", "true"))) {
-        return null;
+        return false;
       }
       URL url = NativeKernels.class.getResource(RESOURCE);
       if (url == null) {
         LoggerFactory.getLogger(NativeKernels.class).debug("no {} in psflow-core (built without gcc, or not for "
             + "Linux x86-64): kernels in Java", RESOURCE);
-        return null;
+        return false;
       }
       Path copy = null;
       try {
+        if (!nativeAccessEnabled()) {
+          throw new IllegalStateException("native access is not enabled for psflow's code "
+              + "(--enable-native-access=ALL-UNNAMED)");
+        }
         Path library;
         if ("file".equals(url.getProtocol())) {
           library = Path.of(url.toURI());
@@ -185,23 +187,20 @@ public final class NativeKernels {
           }
           library = copy;
         }
-        Object symbols = ForeignDowncalls.symbols(library);
-        return new MethodHandle[] {ForeignDowncalls.ofArray(float[].class), ForeignDowncalls.asSlice(),
-            function(symbols, "psflow_apply_adam_f32", Object.class, Object.class, Object.class, Object.class,
-                Object.class, int.class, float.class, float.class, float.class, float.class, int.class),
-            function(symbols, "psflow_add_f32", Object.class, Object.class, int.class),
-            function(symbols, "psflow_divide_f32", Object.class, float.class, int.class)};
-      } catch (IOException | URISyntaxException | ReflectiveOperationException | RuntimeException | LinkageError e) {
+        System.load(library.toAbsolutePath().toString());
+        divide0(new float[1], 1f, 0, 1); // binds now: a library without the JNI functions fails here, not in a step
+        return true;
+      } catch (IOException | URISyntaxException | RuntimeException | LinkageError e) {
         if (VectorSupport.AVAILABLE) {
-          LoggerFactory.getLogger(NativeKernels.class).debug("psflow's C kernels not linked ({}): kernels in Java",
+          LoggerFactory.getLogger(NativeKernels.class).debug("psflow's C kernels not loaded ({}): kernels in Java",
               e.toString());
         } else {
           // a JVM without C2 (a ps task) is where they matter: say so once
           LoggerFactory.getLogger(NativeKernels.class).warn("psflow's C kernels did not load ({}): the optimizer's "
-              + "updates run in plain Java at C1, ~13x slower (a writable java.io.tmpdir and JDK 22 or later with "
+              + "updates run in plain Java at C1, ~13x slower (a writable java.io.tmpdir and, on JDK 22 or later, "
               + "--enable-native-access=ALL-UNNAMED let them load)", e.toString());
         }
-        return null;
+        return false;
       } finally {
         if (copy != null) {
           try {
@@ -213,10 +212,18 @@ public final class NativeKernels {
       }
     }
 
-    private static MethodHandle function(Object symbols, String name, Class<?>... parameters)
-        throws ReflectiveOperationException {
-      return ForeignDowncalls.link(symbols, name, MethodType.methodType(void.class, parameters))
-          .orElseThrow(() -> new IllegalStateException(name + " is not in " + RESOURCE));
+    /**
+     * Whether this code may load a library without the JDK's restricted-method warning: JDK 22 and
+     * later say so ({@code Module.isNativeAccessEnabled}); JDK 21 has no such restriction on JNI.
+     */
+    private static boolean nativeAccessEnabled() {
+      try {
+        return Boolean.TRUE.equals(Module.class.getMethod("isNativeAccessEnabled").invoke(NativeKernels.class.getModule()));
+      } catch (NoSuchMethodException jdk21) {
+        return true;
+      } catch (ReflectiveOperationException e) {
+        return false;
+      }
     }
   }
 }

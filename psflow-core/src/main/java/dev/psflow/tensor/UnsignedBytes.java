@@ -18,6 +18,10 @@ public final class UnsignedBytes {
 
   /** Writes {@code (src[srcOff + i] & 0xff) * scale} to {@code dst[dstOff + i]} for i in [0, n). */
   public static void toScaledFloats(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale) {
+    if (n >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+      NativeKernels.toScaledFloats(src, srcOff, dst, dstOff, n, scale); // at C1 only: C's vector loop
+      return;
+    }
     int done = VectorSupport.AVAILABLE ? Vectorized.toScaledFloats(src, srcOff, dst, dstOff, n, scale) : 0;
     plain(src, srcOff, dst, dstOff, done, n, scale);
   }

@@ -44,21 +44,21 @@ class NativeBlasTest {
   }
 
   @Test
-  void callsOpenBlasOnTheArraysThemselvesOnAJdkWithCriticalDowncalls() {
+  void callsOpenBlasOnTheArraysThemselvesWherePsflowsCKernelsLoad() {
     assumeThat(linuxX86()).as("bytedeco's natives on the test class path are for Linux x86-64").isTrue();
-    assumeThat(Runtime.version().feature()).as("Linker.Option.critical is JDK 22's").isGreaterThanOrEqualTo(22);
+    assumeThat(NativeKernels.available()).as("psflow-core built with gcc").isTrue();
     assertThat(NativeBlas.available()).isTrue();
-    assertThat(HeapSgemm.available()).as("the tests run with --enable-native-access=ALL-UNNAMED").isTrue();
+    assertThat(HeapSgemm.available()).isTrue();
   }
 
   @ParameterizedTest(name = "{0}x{1}x{2} transA={3} transB={4} accumulate={5} through {6}")
   @CsvSource({
-      "100, 100, 784, false, false, false, FFM",
-      "784, 100, 100, true, false, false, FFM",
-      "100, 100, 10, false, true, false, FFM",
-      "100, 10, 100, false, false, true, FFM",
-      "37, 23, 51, true, true, true, FFM",
-      "1, 1, 4096, false, false, false, FFM",
+      "100, 100, 784, false, false, false, heap",
+      "784, 100, 100, true, false, false, heap",
+      "100, 100, 10, false, true, false, heap",
+      "100, 10, 100, false, false, true, heap",
+      "37, 23, 51, true, true, true, heap",
+      "1, 1, 4096, false, false, false, heap",
       "100, 100, 784, false, false, false, JNI",
       "784, 100, 100, true, false, false, JNI",
       "37, 23, 51, true, true, true, JNI",
@@ -67,9 +67,9 @@ class NativeBlasTest {
       "520, 520, 500, true, false, true, NativeBlas", // over HeapSgemm.MAX_WORK: the copying path
   })
   void computesWhatTheDefinitionSaysFromOffsetsAndLeadingDimensions(int m, int n, int k, boolean transA,
-      boolean transB, boolean accumulate, String path) { // path: FFM, JNI, or NativeBlas's own choice
+      boolean transB, boolean accumulate, String path) { // path: heap (HeapSgemm), JNI (JavaCPP's), or NativeBlas's own choice
     assumeThat(NativeBlas.available()).isTrue();
-    assumeThat(path.equals("JNI") || HeapSgemm.available()).as("the FFM path needs JDK 22").isTrue();
+    assumeThat(path.equals("JNI") || HeapSgemm.available()).as("the heap path needs psflow's C kernels").isTrue();
     Random r = new Random(m * 31 + n * 7 + k);
     int aRows = transA ? k : m;
     int aCols = transA ? m : k;
@@ -97,7 +97,7 @@ class NativeBlasTest {
       }
     }
 
-    if (path.equals("FFM")) {
+    if (path.equals("heap")) {
       HeapSgemm.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);
     } else if (path.equals("NativeBlas")) {
       NativeBlas.sgemm(transA, transB, m, n, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accumulate);

@@ -10,6 +10,7 @@ import dev.psflow.graph.TensorSpec;
 import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
+import dev.psflow.tensor.NativeKernels;
 import dev.psflow.tensor.Tensor;
 import dev.psflow.tensor.VectorSupport;
 import java.util.List;
@@ -67,6 +68,10 @@ public enum Relu implements OpDef {
    * for the two ops. A NaN feature gives 0, as {@code NaN > 0} is false, in both forms.
    */
   static void wherePositive(float[] features, float[] values, float[] out) {
+    if (out.length >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+      NativeKernels.wherePositive(features, values, out, out.length); // at C1 only: C's vector loop
+      return;
+    }
     int done = VectorSupport.AVAILABLE ? Vectorized.wherePositive(features, values, out) : 0;
     for (int i = done; i < out.length; i++) {
       out[i] = features[i] > 0 ? values[i] : 0f;
