@@ -78,6 +78,29 @@ void psflow_to_scaled_floats(const uint8_t *src, float *dst, int32_t len, float 
   }
 }
 
+/* BiasAdd: y[r, j] = x[r, j] + b[j] over rows x cols, row-major. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_bias_add_f32(const float *x, const float *b, float *y, int32_t rows, int32_t cols) {
+  for (int32_t r = 0; r < rows; r++) {
+    const float *xr = x + (int64_t) r * cols;
+    float *yr = y + (int64_t) r * cols;
+    for (int32_t j = 0; j < cols; j++) {
+      yr[j] = xr[j] + b[j];
+    }
+  }
+}
+
+/* BiasAddGrad: db[j] += g[r, j], row after row (each column summed in BiasAddGrad's order). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void psflow_bias_add_grad_f32(const float *g, float *db, int32_t rows, int32_t cols) {
+  for (int32_t r = 0; r < rows; r++) {
+    const float *gr = g + (int64_t) r * cols;
+    for (int32_t j = 0; j < cols; j++) {
+      db[j] += gr[j];
+    }
+  }
+}
+
 /* cblas_sgemm's signature (cblas.h), called through the address NativeBlas hands over. */
 typedef void (*cblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
                                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
@@ -168,6 +191,36 @@ JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_toScaledFloats0(JNIE
     (*env)->ReleasePrimitiveArrayCritical(env, dst, dp, 0);
   }
   (*env)->ReleasePrimitiveArrayCritical(env, src, sp, JNI_ABORT);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_biasAdd0(JNIEnv *env, jclass cls, jfloatArray x,
+    jfloatArray b, jfloatArray y, jint off, jint rows, jint cols) {
+  (void) cls;
+  PIN(xp, jfloat, x);
+  if (xp == NULL) return;
+  PIN(bp, jfloat, b);
+  if (bp == NULL) goto x_;
+  PIN(yp, jfloat, y);
+  if (yp == NULL) goto b_;
+  psflow_bias_add_f32(xp + off, bp, yp + off, rows, cols);
+  (*env)->ReleasePrimitiveArrayCritical(env, y, yp, 0);
+b_:
+  (*env)->ReleasePrimitiveArrayCritical(env, b, bp, JNI_ABORT);
+x_:
+  (*env)->ReleasePrimitiveArrayCritical(env, x, xp, JNI_ABORT);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_biasAddGrad0(JNIEnv *env, jclass cls, jfloatArray g,
+    jfloatArray db, jint off, jint rows, jint cols) {
+  (void) cls;
+  PIN(gp, jfloat, g);
+  if (gp == NULL) return;
+  PIN(dp, jfloat, db);
+  if (dp != NULL) {
+    psflow_bias_add_grad_f32(gp + off, dp, rows, cols);
+    (*env)->ReleasePrimitiveArrayCritical(env, db, dp, 0);
+  }
+  (*env)->ReleasePrimitiveArrayCritical(env, g, gp, JNI_ABORT);
 }
 
 JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_sgemm0(JNIEnv *env, jclass cls, jlong sgemm,

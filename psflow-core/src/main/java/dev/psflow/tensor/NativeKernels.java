@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * psflow's own kernels in C ({@code psflow-core/src/main/c/psflow_kernels.c}), for the JVMs that run
  * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous step's
- * gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, its batches' pixels
- * and its matrix products' call into OpenBLAS ({@link HeapSgemm}) here. C1, their only compiler, runs a
+ * gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, bias additions and
+ * their gradients, its batches' pixels and its matrix products' call into OpenBLAS ({@link HeapSgemm})
+ * here. C1, their only compiler, runs a
  * loop one element at a time; C2, which vectorizes, costs a short-lived task more to compile than it
  * saves. Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating):
  * 25 µs a step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop,
@@ -130,6 +131,42 @@ public final class NativeKernels {
   }
 
   /**
+   * BiasAdd: {@code y[r*cols + j] = x[r*cols + j] + b[j]} for the first {@code n} elements ({@code n}
+   * a multiple of {@code cols}). Only when {@link #available()}.
+   */
+  public static void biasAdd(float[] x, float[] b, float[] y, int n, int cols) {
+    checkRows(n, cols, Math.min(x.length, y.length), b.length);
+    int piece = rowsPerPiece(cols) * cols;
+    for (int done = 0; done < n; done += piece) {
+      biasAdd0(x, b, y, done, Math.min(piece, n - done) / cols, cols);
+    }
+  }
+
+  /**
+   * BiasAddGrad: {@code db[j] += g[r*cols + j]} over the rows of the first {@code n} elements, row
+   * after row ({@code n} a multiple of {@code cols}). Only when {@link #available()}.
+   */
+  public static void biasAddGrad(float[] g, float[] db, int n, int cols) {
+    checkRows(n, cols, g.length, db.length);
+    int piece = rowsPerPiece(cols) * cols;
+    for (int done = 0; done < n; done += piece) {
+      biasAddGrad0(g, db, done, Math.min(piece, n - done) / cols, cols);
+    }
+  }
+
+  private static void checkRows(int n, int cols, int length, int colsLength) {
+    if (cols <= 0 || n % cols != 0) {
+      throw new IllegalArgumentException(n + " elements are no whole rows of " + cols);
+    }
+    Objects.checkFromIndexSize(0, n, length);
+    Objects.checkFromIndexSize(0, cols, colsLength);
+  }
+
+  private static int rowsPerPiece(int cols) {
+    return Math.max(1, PIECE / cols);
+  }
+
+  /**
    * {@code cblas_sgemm} at address {@code sgemm} (OpenBLAS's, {@link HeapSgemm}) on the arrays
    * themselves, row-major: {@code C = alpha op(A) op(B) + beta C}, the operands from their offsets.
    * The caller has checked the shapes against the arrays ({@link Gemm}) and keeps the product short
@@ -151,6 +188,10 @@ public final class NativeKernels {
   private static native void wherePositive0(float[] features, float[] values, float[] out, int off, int len);
 
   private static native void toScaledFloats0(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale);
+
+  private static native void biasAdd0(float[] x, float[] b, float[] y, int off, int rows, int cols);
+
+  private static native void biasAddGrad0(float[] g, float[] db, int off, int rows, int cols);
 
   private static native void sgemm0(long sgemm, int order, int transA, int transB, int m, int n, int k, float alpha,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb, float beta, float[] c, int cOff, int ldc);

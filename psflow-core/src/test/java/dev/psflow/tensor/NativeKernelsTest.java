@@ -100,6 +100,38 @@ class NativeKernelsTest {
   }
 
   @Test
+  void biasAndItsGradientAsTheJavaLoopsDoThem() {
+    assumeThat(NativeKernels.available()).as("psflow-core built with gcc on Linux x86-64").isTrue();
+    SplittableRandom r = new SplittableRandom(13);
+    for (int cols : new int[] {10, 100, 37}) {
+      int rows = 101;
+      int n = rows * cols;
+      float[] x = new float[n + 3];
+      float[] b = new float[cols];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = (float) (r.nextDouble(-1, 1) * (i % 5 == 0 ? 1e-30 : 1e3));
+      }
+      for (int j = 0; j < cols; j++) {
+        b[j] = (float) r.nextDouble(-1, 1);
+      }
+      float[] yJava = new float[n + 3];
+      float[] dbJava = new float[cols];
+      for (int row = 0; row < n; row += cols) {
+        for (int j = 0; j < cols; j++) {
+          yJava[row + j] = x[row + j] + b[j];
+          dbJava[j] += x[row + j];
+        }
+      }
+      float[] yC = new float[n + 3];
+      float[] dbC = new float[cols];
+      NativeKernels.biasAdd(x, b, yC, n, cols);
+      NativeKernels.biasAddGrad(x, dbC, n, cols);
+      assertThat(bits(yC)).as("%d columns", cols).isEqualTo(bits(yJava));
+      assertThat(bits(dbC)).as("%d columns", cols).isEqualTo(bits(dbJava));
+    }
+  }
+
+  @Test
   void refuseArraysShorterThanTheirRange() {
     assumeThat(NativeKernels.available()).as("psflow-core built with gcc on Linux x86-64").isTrue();
     float[] ten = new float[10];
@@ -115,6 +147,12 @@ class NativeKernelsTest {
         .isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> NativeKernels.toScaledFloats(new byte[10], 0, ten, 1, 10, 1f))
         .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> NativeKernels.biasAdd(ten, new float[5], new float[8], 10, 5))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> NativeKernels.biasAdd(ten, new float[4], ten, 10, 5))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> NativeKernels.biasAddGrad(ten, new float[3], 10, 3))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   private static int[] bits(float[] a) {

@@ -11,6 +11,7 @@ import dev.psflow.graph.TensorSpec;
 import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
+import dev.psflow.tensor.NativeKernels;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import java.util.List;
@@ -65,9 +66,13 @@ public enum BiasAdd implements OpDef {
         float[] x = value.floatData();
         float[] bv = bias.floatData();
         float[] y = new float[n];
-        for (int row = 0; row < n; row += c) {
-          for (int j = 0; j < c; j++) {
-            y[row + j] = x[row + j] + bv[j];
+        if (n >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+          NativeKernels.biasAdd(x, bv, y, n, c); // at C1 only: C's vector loop, the same sums
+        } else {
+          for (int row = 0; row < n; row += c) {
+            for (int j = 0; j < c; j++) {
+              y[row + j] = x[row + j] + bv[j];
+            }
           }
         }
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT32, value.shape(), y));

@@ -11,6 +11,7 @@ import dev.psflow.graph.TensorSpec;
 import dev.psflow.ops.GradientFn;
 import dev.psflow.ops.OpDef;
 import dev.psflow.tensor.DType;
+import dev.psflow.tensor.NativeKernels;
 import dev.psflow.tensor.Shape;
 import dev.psflow.tensor.Tensor;
 import java.util.List;
@@ -49,9 +50,13 @@ public enum BiasAddGrad implements OpDef {
       case FLOAT32 -> {
         float[] g = dy.floatData();
         float[] db = new float[c];
-        for (int row = 0; row < n; row += c) {
-          for (int j = 0; j < c; j++) {
-            db[j] += g[row + j];
+        if (n >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+          NativeKernels.biasAddGrad(g, db, n, c); // at C1 only: C's vector loop, each column in the same order
+        } else {
+          for (int row = 0; row < n; row += c) {
+            for (int j = 0; j < c; j++) {
+              db[j] += g[row + j];
+            }
           }
         }
         ctx.setOutput(0, Tensor.wrap(DType.FLOAT32, Shape.of(c), db));
