@@ -238,7 +238,8 @@ public final class NativeKernels {
         } else {
           // a JVM without C2 (a ps task) is where they matter: say so once
           LoggerFactory.getLogger(NativeKernels.class).warn("psflow's C kernels did not load ({}): the optimizer's "
-              + "updates run in plain Java at C1, ~13x slower (a writable java.io.tmpdir and, on JDK 22 or later, "
+              + "updates, ReLUs, bias additions and pixel conversions run in plain Java at C1 (Adam ~13x slower), "
+              + "and matrix products through JavaCPP's copies (a writable java.io.tmpdir and, on JDK 22 or later, "
               + "--enable-native-access=ALL-UNNAMED let them load)", e.toString());
         }
         return false;
