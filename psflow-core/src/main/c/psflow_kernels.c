@@ -78,6 +78,14 @@ void psflow_to_scaled_floats(const uint8_t *src, float *dst, int32_t len, float 
   }
 }
 
+/* UnsignedBytes.gatherScaledFloats: row rows[i] of src (row_length bytes each) to row i of dst, scaled. */
+void psflow_gather_scaled_floats(const uint8_t *src, const int32_t *rows, int32_t count, int32_t row_length, float *dst,
+                                 float scale) {
+  for (int32_t i = 0; i < count; i++) {
+    psflow_to_scaled_floats(src + (int64_t) rows[i] * row_length, dst + (int64_t) i * row_length, row_length, scale);
+  }
+}
+
 /* BiasAdd: y[r, j] = x[r, j] + b[j] over rows x cols, row-major. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void psflow_bias_add_f32(const float *x, const float *b, float *y, int32_t rows, int32_t cols) {
@@ -190,6 +198,25 @@ JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_toScaledFloats0(JNIE
     psflow_to_scaled_floats((const uint8_t *) sp + src_off, dp + dst_off, len, scale);
     (*env)->ReleasePrimitiveArrayCritical(env, dst, dp, 0);
   }
+  (*env)->ReleasePrimitiveArrayCritical(env, src, sp, JNI_ABORT);
+}
+
+JNIEXPORT void JNICALL Java_dev_psflow_tensor_NativeKernels_gatherScaledFloats0(JNIEnv *env, jclass cls,
+    jbyteArray src, jint first, jint row_length, jintArray rows, jint from, jint count, jfloatArray dst, jint dst_off,
+    jfloat scale) {
+  (void) cls;
+  PIN(sp, jbyte, src);
+  if (sp == NULL) return;
+  PIN(rp, jint, rows);
+  if (rp == NULL) goto s_;
+  PIN(dp, jfloat, dst);
+  if (dp == NULL) goto r_;
+  psflow_gather_scaled_floats((const uint8_t *) sp + first, (const int32_t *) rp + from, count, row_length, dp + dst_off,
+                              scale);
+  (*env)->ReleasePrimitiveArrayCritical(env, dst, dp, 0);
+r_:
+  (*env)->ReleasePrimitiveArrayCritical(env, rows, rp, JNI_ABORT);
+s_:
   (*env)->ReleasePrimitiveArrayCritical(env, src, sp, JNI_ABORT);
 }
 

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * psflow's own kernels in C ({@code psflow-core/src/main/c/psflow_kernels.c}), for the JVMs that run
  * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous step's
  * gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, bias additions and
- * their gradients, its batches' pixels and its matrix products' call into OpenBLAS ({@link HeapSgemm})
+ * their gradients, its batches' pixels (a batch in one call) and its matrix products' call into OpenBLAS ({@link HeapSgemm})
  * here. C1, their only compiler, runs a
  * loop one element at a time; C2, which vectorizes, costs a short-lived task more to compile than it
  * saves. Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating):
@@ -131,6 +131,32 @@ public final class NativeKernels {
   }
 
   /**
+   * For i in [0, count): row {@code rows[from + i]} of the {@code rowLength}-byte rows that start at
+   * {@code src[first]}, to {@code dst} from {@code dstOff + i * rowLength}, as {@link
+   * #toScaledFloats} converts them (a batch of shuffled examples in one call). Only when {@link
+   * #available()}.
+   */
+  public static void gatherScaledFloats(byte[] src, int first, int rowLength, int[] rows, int from, int count,
+      float[] dst, int dstOff, float scale) {
+    Objects.checkFromIndexSize(from, count, rows.length);
+    Objects.checkFromIndexSize(dstOff, (int) Math.min(Integer.MAX_VALUE, (long) count * rowLength), dst.length);
+    if (first < 0 || rowLength < 0) {
+      throw new IndexOutOfBoundsException("rows of " + rowLength + " bytes from " + first);
+    }
+    for (int i = from; i < from + count; i++) {
+      if (rows[i] < 0 || first + (long) (rows[i] + 1) * rowLength > src.length) {
+        throw new IndexOutOfBoundsException("row " + rows[i] + " of " + rowLength + " bytes from " + first
+            + " is past the " + src.length + " bytes");
+      }
+    }
+    int piece = rowsPerPiece(Math.max(1, rowLength));
+    for (int done = 0; done < count; done += piece) {
+      gatherScaledFloats0(src, first, rowLength, rows, from + done, Math.min(piece, count - done), dst,
+          dstOff + done * rowLength, scale);
+    }
+  }
+
+  /**
    * BiasAdd: {@code y[r*cols + j] = x[r*cols + j] + b[j]} for the first {@code n} elements ({@code n}
    * a multiple of {@code cols}). Only when {@link #available()}.
    */
@@ -188,6 +214,9 @@ public final class NativeKernels {
   private static native void wherePositive0(float[] features, float[] values, float[] out, int off, int len);
 
   private static native void toScaledFloats0(byte[] src, int srcOff, float[] dst, int dstOff, int n, float scale);
+
+  private static native void gatherScaledFloats0(byte[] src, int first, int rowLength, int[] rows, int from,
+      int count, float[] dst, int dstOff, float scale);
 
   private static native void biasAdd0(float[] x, float[] b, float[] y, int off, int rows, int cols);
 

@@ -26,6 +26,23 @@ public final class UnsignedBytes {
     plain(src, srcOff, dst, dstOff, done, n, scale);
   }
 
+  /**
+   * For i in [0, count): row {@code rows[from + i]} of the {@code rowLength}-byte rows that start
+   * at {@code src[first]}, converted as {@link #toScaledFloats} does, to {@code dst} from {@code
+   * dstOff + i * rowLength}: a batch of shuffled examples. In one call to psflow's C kernels at C1
+   * only (a call per row cost a worker a JNI transition per example).
+   */
+  public static void gatherScaledFloats(byte[] src, int first, int rowLength, int[] rows, int from, int count,
+      float[] dst, int dstOff, float scale) {
+    if (rowLength >= NativeKernels.MIN_LENGTH && NativeKernels.chosen()) {
+      NativeKernels.gatherScaledFloats(src, first, rowLength, rows, from, count, dst, dstOff, scale);
+      return;
+    }
+    for (int i = 0; i < count; i++) {
+      toScaledFloats(src, first + rows[from + i] * rowLength, dst, dstOff + i * rowLength, rowLength, scale);
+    }
+  }
+
   /** Elements [from, n) without vectors: the tail after the lanes, or all of them at C1. */
   static void plain(byte[] src, int srcOff, float[] dst, int dstOff, int from, int n, float scale) {
     int i = from;

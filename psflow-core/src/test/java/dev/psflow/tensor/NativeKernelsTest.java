@@ -100,6 +100,34 @@ class NativeKernelsTest {
   }
 
   @Test
+  void aShuffledBatchOfPixelRowsAsTheJavaLoopGathersIt() {
+    assumeThat(NativeKernels.available()).as("psflow-core built with gcc on Linux x86-64").isTrue();
+    int rowLength = 784;
+    int examples = 50;
+    byte[] pixels = new byte[7 + examples * rowLength];
+    for (int i = 0; i < pixels.length; i++) {
+      pixels[i] = (byte) (i * 31 + 5);
+    }
+    int[] order = {3, 49, 0, 17, 17, 8, 42};
+    float scale = 1f / 255;
+    float[] viaJava = new float[1 + 5 * rowLength + 2];
+    for (int i = 0; i < 5; i++) {
+      for (int p = 0; p < rowLength; p++) {
+        viaJava[1 + i * rowLength + p] = (pixels[7 + order[1 + i] * rowLength + p] & 0xff) * scale;
+      }
+    }
+    float[] viaC = new float[viaJava.length];
+    NativeKernels.gatherScaledFloats(pixels, 7, rowLength, order, 1, 5, viaC, 1, scale);
+    assertThat(bits(viaC)).isEqualTo(bits(viaJava));
+    assertThatThrownBy(() -> NativeKernels.gatherScaledFloats(pixels, 7, rowLength, new int[] {50}, 0, 1, viaC, 0,
+        scale)).isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("row 50");
+    assertThatThrownBy(() -> NativeKernels.gatherScaledFloats(pixels, 7, rowLength, new int[] {-1}, 0, 1, viaC, 0,
+        scale)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> NativeKernels.gatherScaledFloats(pixels, 7, rowLength, order, 0, 7, viaC, 0, scale))
+        .isInstanceOf(IndexOutOfBoundsException.class); // 7 rows do not fit in dst
+  }
+
+  @Test
   void biasAndItsGradientAsTheJavaLoopsDoThem() {
     assumeThat(NativeKernels.available()).as("psflow-core built with gcc on Linux x86-64").isTrue();
     SplittableRandom r = new SplittableRandom(13);

@@ -184,11 +184,9 @@ public final class DataSet {
 
   /** Copies {@code rows} examples from epoch position {@code from} to batch row {@code to}. */
   private void copyRows(int from, int rows, float[] x, Object y, int to) {
+    images.copyRows(order, from, rows, x, to * features);
     for (int i = 0; i < rows; i++) {
-      int src = order[from + i];
-      int dst = to + i;
-      images.copyRow(src, x, dst * features);
-      System.arraycopy(labelData, src * labelWidth, y, dst * labelWidth, labelWidth);
+      System.arraycopy(labelData, order[from + i] * labelWidth, y, (to + i) * labelWidth, labelWidth);
     }
   }
 

@@ -19,6 +19,13 @@ sealed interface ImageRows {
   /** Writes example {@code row}'s features into {@code dst} from {@code offset}. */
   void copyRow(int row, float[] dst, int offset);
 
+  /** Writes examples {@code order[from]}, ..., {@code order[from + count - 1]} into {@code dst} from {@code offset}, one after the other. */
+  default void copyRows(int[] order, int from, int count, float[] dst, int offset) {
+    for (int i = 0; i < count; i++) {
+      copyRow(order[from + i], dst, offset + i * features());
+    }
+  }
+
   /** All rows, {@code [numExamples, features]} FLOAT32. */
   Tensor tensor();
 
@@ -71,13 +78,21 @@ sealed interface ImageRows {
       UnsignedBytes.toScaledFloats(pixels, first + row * features, dst, offset, features, scale);
     }
 
+    @Override
+    public void copyRows(int[] order, int from, int count, float[] dst, int offset) {
+      for (int i = from; i < from + count; i++) {
+        if (order[i] < 0 || order[i] >= numExamples) {
+          throw new IndexOutOfBoundsException("example " + order[i] + " of " + numExamples);
+        }
+      }
+      UnsignedBytes.gatherScaledFloats(pixels, first, features, order, from, count, dst, offset, scale);
+    }
+
     /** Computed on each call (a test set's evaluation needs it once); not cached, to stay small. */
     @Override
     public Tensor tensor() {
       float[] x = new float[numExamples * features];
-      for (int i = 0; i < numExamples; i++) {
-        copyRow(i, x, i * features);
-      }
+      UnsignedBytes.toScaledFloats(pixels, first, x, 0, numExamples * features, scale); // the rows are contiguous
       return Tensor.of(x, numExamples, features);
     }
 
