@@ -21,13 +21,17 @@ import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Date;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.bouncycastle.asn1.ASN1GeneralizedTime;
+import org.bouncycastle.asn1.ASN1UTCTime;
+import org.bouncycastle.asn1.BERTags;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -38,6 +42,7 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.asn1.x509.Time;
 import org.bouncycastle.cert.CertIOException;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -79,7 +84,7 @@ public final class ClusterCertificates {
             + " (a cluster's certificates may be in use there); choose another --out directory or remove it");
       }
       Instant now = Instant.now();
-      Window window = new Window(Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(validity)));
+      Window window = new Window(time(now.minus(Duration.ofMinutes(5))), time(now.plus(validity)));
       KeyPair caKeys = newKeyPair();
       X500Name caName = new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.O, "psflow")
           .addRDN(BCStyle.CN, "psflow cluster CA " + HexFormat.of().toHexDigits(RANDOM.nextInt())).build();
@@ -114,21 +119,48 @@ public final class ClusterCertificates {
     try {
       Instant now = Instant.now();
       caCertificate(new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.CN, "warm-up").build(), newKeyPair(),
-          new Window(Date.from(now), Date.from(now.plusSeconds(60))));
+          new Window(time(now), time(now.plusSeconds(60))));
     } catch (GeneralSecurityException | OperatorCreationException | IOException | RuntimeException e) {
       // warming only: write() reports whatever is wrong
     }
   }
 
-  private record Window(Date notBefore, Date notAfter) {}
+  private record Window(Time notBefore, Time notAfter) {}
+
+  /**
+   * {@code t} as RFC 5280 encodes a certificate's date: UTCTime through 2049, GeneralizedTime from
+   * 2050, to the second, in UTC. Made from its DER bytes: BouncyCastle's {@code Time(Date)} formats
+   * through SimpleDateFormat, whose Calendar and locale data cost local-cluster's launcher ~25 ms of
+   * CPU before its first certificate (async-profiler).
+   */
+  static Time time(Instant t) {
+    LocalDateTime d = LocalDateTime.ofEpochSecond(t.getEpochSecond(), 0, ZoneOffset.UTC);
+    boolean utcTime = d.getYear() >= 1950 && d.getYear() < 2050;
+    StringBuilder s = new StringBuilder(15);
+    digits(s, utcTime ? d.getYear() % 100 : d.getYear(), utcTime ? 2 : 4);
+    for (int field : new int[] {d.getMonthValue(), d.getDayOfMonth(), d.getHour(), d.getMinute(), d.getSecond()}) {
+      digits(s, field, 2);
+    }
+    byte[] text = s.append('Z').toString().getBytes(StandardCharsets.US_ASCII);
+    byte[] der = new byte[2 + text.length];
+    der[0] = (byte) (utcTime ? BERTags.UTC_TIME : BERTags.GENERALIZED_TIME);
+    der[1] = (byte) text.length;
+    System.arraycopy(text, 0, der, 2, text.length);
+    return new Time(utcTime ? ASN1UTCTime.getInstance(der) : ASN1GeneralizedTime.getInstance(der));
+  }
+
+  private static void digits(StringBuilder s, int value, int width) {
+    String v = Integer.toString(value);
+    s.append("0".repeat(Math.max(0, width - v.length()))).append(v);
+  }
 
   private static List<Path> writeLeaf(Path dir, String stem, String role, String host, X509Certificate ca,
       KeyPair caKeys, Window window) throws IOException, GeneralSecurityException, OperatorCreationException {
     KeyPair keys = newKeyPair();
     X500Name subject = new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.O, "psflow").addRDN(BCStyle.OU, role)
         .addRDN(BCStyle.CN, stem).build();
-    X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(), window.notBefore(), window.notAfter(),
-        subject, keys.getPublic());
+    X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(X500Name.getInstance(ca.getSubjectX500Principal()
+        .getEncoded()), serial(), window.notBefore(), window.notAfter(), subject, keys.getPublic());
     JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
