@@ -1,8 +1,10 @@
 package dev.psflow.distributed.grpc;
 
+import dev.psflow.cluster.TlsConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,23 +27,23 @@ import javax.net.ssl.X509ExtendedTrustManager;
 /**
  * The CA's trust manager, with a shortcut for the cluster's own certificates: a peer that presents,
  * alone, a certificate byte for byte equal to one of the {@code --tls_dir}'s own ({@code ps-0.crt},
- * {@code worker-1.crt}, {@code client.crt}: every {@code .crt} there but {@code ca.crt} that names the
- * CA as its issuer, by name and key identifier) is accepted without the CA's signature being checked again, while it is within
- * its dates, for the purpose it is used for when it names its purposes, and, when it answers for a
- * server, while one of its names is exactly the host dialled.
- * Anything else, and anything the shortcut does not accept, goes to the CA's PKIX check unchanged,
- * which accepts or refuses it.
+ * {@code worker-1.crt}, {@code client.crt}: every {@code .crt} there but {@code ca.crt} whose issuer
+ * is the CA, by name and key identifier) is accepted without the CA's signature being checked
+ * again, while it is within its dates, for the purpose it is used for (when it names its purposes),
+ * with a strong enough key, and, when it answers for a server, while one of its names is exactly
+ * the host dialled. Anything else, and anything the shortcut does not accept, goes to the CA's PKIX
+ * check unchanged, which accepts or refuses it.
  *
- * <p>Why: the JDK checks a P-256 signature by first building a table of the curve's generator, once
- * per JVM, in the interpreter: ~70 ms of CPU at every task's start (async-profiler), on the
- * handshakes that start its training. The shortcut trusts nothing new: a {@code --tls_dir}'s files
- * are trusted as they are (whoever can change them can change {@code ca.crt}), a peer still proves
- * in the handshake that it holds the certificate's key (BoringSSL checks that signature, natively),
- * and a chain of more than one certificate never takes the shortcut, so a member's key cannot sign
- * certificates of its own. Immutable, thread-safe.
+ * <p>Why: the JDK checks its first P-256 signature after building a table of the curve's generator
+ * in the interpreter (~70 ms of CPU), and its host check loads the JDK's own root certificates (~20
+ * ms): at every task's start, on the handshakes that begin its training (async-profiler). The
+ * shortcut trusts nothing new: a {@code --tls_dir}'s files are trusted as they are (whoever can
+ * change them can change {@code ca.crt}), a peer still proves in the handshake that it holds the
+ * certificate's key (BoringSSL checks that signature, natively), and a chain of more than one
+ * certificate never takes the shortcut, so a member's key cannot sign certificates of its own.
+ * Immutable, thread-safe.
  */
 final class MemberTrust extends X509ExtendedTrustManager {
-  private static final String TLS_DIR_CA = dev.psflow.cluster.TlsConfig.CA_CERTIFICATE;
   /** A member's key must be at least this strong to take the shortcut (what the JDK's default constraints ask of a peer). */
   private static final int MIN_EC_BITS = 256;
   private static final int MIN_RSA_BITS = 2048;
@@ -61,10 +63,10 @@ final class MemberTrust extends X509ExtendedTrustManager {
   /**
    * The encoded certificates of the cluster's members in {@code dir}: every {@code *.crt} but
    * {@code ca.crt} whose one certificate names one of {@code cas} as its issuer (by name and key
-   * identifier). Files that are not
-   * such a certificate are left out (they are no member; the CA's check still sees their holders).
+   * identifier). Files that are not such a certificate are left out, and a directory that cannot be
+   * listed has none: their holders go through the CA's check, as every peer did before.
    */
-  static List<byte[]> members(Path dir, Collection<X509Certificate> cas) throws IOException {
+  static List<byte[]> members(Path dir, Collection<X509Certificate> cas) {
     List<byte[]> found = new ArrayList<>();
     CertificateFactory x509;
     try {
@@ -74,7 +76,7 @@ final class MemberTrust extends X509ExtendedTrustManager {
     }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.crt")) {
       for (Path f : files) {
-        if (f.getFileName().toString().equals(TLS_DIR_CA) || !Files.isRegularFile(f)) {
+        if (f.getFileName().toString().equals(TlsConfig.CA_CERTIFICATE) || !Files.isRegularFile(f)) {
           continue;
         }
         try (InputStream in = Files.newInputStream(f)) {
@@ -86,6 +88,8 @@ final class MemberTrust extends X509ExtendedTrustManager {
           // not a member: its holder, if any, goes through the CA's check
         }
       }
+    } catch (IOException | DirectoryIteratorException unlisted) {
+      return List.of();
     }
     return found;
   }

@@ -112,6 +112,7 @@ class MemberTrustTest {
     Files.copy(strangerCerts.resolve("worker-0.crt"), certs.resolve("foreign.crt"));
 
     assertThat(MemberTrust.members(certs, List.of(ca))).hasSize(4);
+    assertThat(MemberTrust.members(certs.resolve("not-there"), List.of(ca))).isEmpty(); // no members, no failure
   }
 
   @Test
