@@ -109,7 +109,7 @@ void psflow_bias_add_grad_f32(const float *g, float *db, int32_t rows, int32_t c
   }
 }
 
-/* cblas_sgemm's signature (cblas.h), called through the address NativeBlas hands over. */
+/* cblas_sgemm's signature (cblas.h), called at the address HeapSgemm has from JavaCPP's loader. */
 typedef void (*cblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
                                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
 

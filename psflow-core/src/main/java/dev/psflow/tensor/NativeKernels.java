@@ -13,14 +13,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * psflow's own kernels in C ({@code psflow-core/src/main/c/psflow_kernels.c}), for the JVMs that run
- * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous step's
- * gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, bias additions and
- * their gradients, its batches' pixels (a batch in one call) and its matrix products' call into OpenBLAS ({@link HeapSgemm})
- * here. C1, their only compiler, runs a
- * loop one element at a time; C2, which vectorizes, costs a short-lived task more to compile than it
- * saves. Adam over the replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating):
- * 25 µs a step here against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop,
- * with results equal bit for bit.
+ * without C2: a ps task applies its optimizer's updates here, and sums and averages a synchronous
+ * step's gradients (a dense ConditionalAccumulator); a replica worker takes its ReLUs, its bias
+ * additions and their gradients, its batches' pixels (a batch in one call) and its matrix products'
+ * call into OpenBLAS ({@link HeapSgemm}) here. C1, their only compiler, runs a loop one element at a
+ * time; C2, which vectorizes, costs a short-lived task more to compile than it saves. Adam over the
+ * replica model's 79,510 parameters (JDK 25, one JVM at C1 only, alternating): 25 µs a step here
+ * against 342 µs in {@link dev.psflow.ops.training.ApplyAdam}'s plain-Java loop, with results equal
+ * bit for bit.
  *
  * <p>Through JNI, on the arrays themselves ({@code GetPrimitiveArrayCritical}: nothing copied). It was
  * the Foreign Function API until linking its downcalls proved to cost more than the calls: ~50 ms

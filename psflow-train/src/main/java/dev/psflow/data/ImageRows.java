@@ -19,7 +19,10 @@ sealed interface ImageRows {
   /** Writes example {@code row}'s features into {@code dst} from {@code offset}. */
   void copyRow(int row, float[] dst, int offset);
 
-  /** Writes examples {@code order[from]}, ..., {@code order[from + count - 1]} into {@code dst} from {@code offset}, one after the other. */
+  /**
+   * Writes examples {@code order[from]}, ..., {@code order[from + count - 1]} into {@code dst} from
+   * {@code offset}, one after the other: a batch.
+   */
   default void copyRows(int[] order, int from, int count, float[] dst, int offset) {
     for (int i = 0; i < count; i++) {
       copyRow(order[from + i], dst, offset + i * features());
