@@ -68,6 +68,15 @@
 # third, psflow-launcher.aot, is local-cluster's launcher's own from the same recording: a task's
 # cache lacks the classes that make certificates, start processes and relay their lines.
 
+# --sun-misc-unsafe-memory-access=allow (JDK 23-25, the JDKs that take it): Netty 4.2 leaves
+# sun.misc.Unsafe alone on Java 25 unless the JVM allows its memory access ("io.netty.noUnsafe=true
+# by default on Java 25+"), and then frees direct buffers through a Foreign Function API downcall
+# (CleanerJava24Linker) whose linking spins method handles in the interpreter at every task's start,
+# and reaches its buffers through ByteBuffers. Allowed, it takes Unsafe's cleaner and buffers. The
+# README's job, alternated (docs/benchmarks.md): 6.72 s / 12.98 s CPU against 6.80 / 13.13, then
+# 6.42 / 12.42 against 6.70 / 12.90 (16 of 20 pairs shorter); psflow mnist level. An earlier JDK
+# rejects the option, a later one may.
+
 # A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
 # and so without the Vector API's kernels (VectorSupport): it serves pulls and applies updates, its
 # optimizer's update in psflow's C kernel where the build compiled one (NativeKernels; else in plain
@@ -146,8 +155,10 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     c1) if [ "$job" = ps ]; then role=("${c1[@]}" "${ps_young[@]}"); else role=("${c1[@]}" "${young[@]}"); fi ;;
     *) role=("${c2[@]}" "${young[@]}") ;;
   esac
+  local unsafe=()
+  case "${PSFLOW_JAVA_MAJOR:-0}" in 23 | 24 | 25) unsafe=(--sun-misc-unsafe-memory-access=allow) ;; esac
   # shellcheck disable=SC2206 # PSFLOW_JAVA_OPTS is a space-separated list of flags on purpose
-  PSFLOW_JVM_FLAGS=("${role[@]}" -XX:+UseParallelGC -XX:NewSize=48m -XX:SurvivorRatio=2 -Xss2m -XX:SweeperThreshold=40
+  PSFLOW_JVM_FLAGS=("${role[@]}" ${unsafe[@]+"${unsafe[@]}"} -XX:+UseParallelGC -XX:NewSize=48m -XX:SurvivorRatio=2 -Xss2m -XX:SweeperThreshold=40
     -XX:MaxTenuringThreshold=1
     -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.jfr.enabled=false
     -XX:CompileCommand=quiet
