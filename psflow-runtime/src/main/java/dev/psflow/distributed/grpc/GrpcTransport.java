@@ -52,10 +52,25 @@ public final class GrpcTransport implements Transport {
    * transport's first buffer); a value given on the command line wins.
    */
   static final String ALLOCATOR_MAX_ORDER_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.maxOrder";
+  /**
+   * How many arenas of direct (off-heap) buffers that allocator keeps: one per two cores, where
+   * Netty keeps two per core. Each arena a thread touches takes a 16 MiB chunk of its own, so when
+   * Netty may use {@code sun.misc.Unsafe} (bin/jvm-flags.sh allows it on JDK 23-25) and prefers
+   * direct buffers, a 2-core task held 64 MiB of them (Native Memory Tracking, "Other": 68 MB against
+   * 1 MB without Unsafe) and a worker's peak memory rose by 50-60 MB. At one arena per two cores it
+   * is back where it was, and the README's job used less CPU than without Unsafe: 11.86 s against
+   * 12.71 s, 9 of 10 alternated pairs shorter (docs/benchmarks.md). A value given on the command
+   * line wins.
+   */
+  static final String ALLOCATOR_DIRECT_ARENAS_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.numDirectArenas";
 
   static {
     if (System.getProperty(ALLOCATOR_MAX_ORDER_PROPERTY) == null) {
       System.setProperty(ALLOCATOR_MAX_ORDER_PROPERTY, "11");
+    }
+    if (System.getProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY) == null) {
+      System.setProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY,
+          Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / 2)));
     }
   }
 
