@@ -72,10 +72,11 @@
 # sun.misc.Unsafe alone on Java 25 unless the JVM allows its memory access ("io.netty.noUnsafe=true
 # by default on Java 25+"), and then frees direct buffers through a Foreign Function API downcall
 # (CleanerJava24Linker) whose linking spins method handles in the interpreter at every task's start,
-# and reaches its buffers through ByteBuffers. Allowed, it takes Unsafe's cleaner and buffers. The
-# README's job, alternated (docs/benchmarks.md): 6.72 s / 12.98 s CPU against 6.80 / 13.13, then
-# 6.42 / 12.42 against 6.70 / 12.90 (16 of 20 pairs shorter); psflow mnist level. An earlier JDK
-# rejects the option, a later one may.
+# and reaches its buffers through ByteBuffers. Allowed, it takes Unsafe's cleaner and buffers, and
+# prefers direct buffers, whose arenas GrpcTransport keeps to one per two cores (their 16 MiB chunks
+# are native memory). The README's job, alternated (docs/benchmarks.md): 6.12 s / 11.86 s CPU against
+# 6.56 / 12.71 without Unsafe (9 of 10 pairs shorter), peak memory the same; psflow mnist level. An
+# earlier JDK rejects the option, a later one may.
 
 # A ps task (--job_name=ps among the program's arguments) runs at C1 only (-XX:TieredStopAtLevel=1),
 # and so without the Vector API's kernels (VectorSupport): it serves pulls and applies updates, its
