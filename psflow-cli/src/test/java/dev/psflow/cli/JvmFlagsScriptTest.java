@@ -80,6 +80,15 @@ class JvmFlagsScriptTest {
   }
 
   @Test
+  void nettyMayUseUnsafeOnTheJdksThatTakeTheFlag() throws Exception {
+    assertThat(flags(25)).contains("\n--sun-misc-unsafe-memory-access=allow\n");
+    assertThat(flags(23)).contains("\n--sun-misc-unsafe-memory-access=allow\n");
+    assertThat(flags(21)).doesNotContain("sun-misc-unsafe-memory-access");
+    assertThat(flags(22)).doesNotContain("sun-misc-unsafe-memory-access");
+    assertThat(flags(26)).doesNotContain("sun-misc-unsafe-memory-access");
+  }
+
+  @Test
   void aJdkOlderThan25GetsNoCacheFlag() throws Exception {
     assertThat(flags(21)).doesNotContain("AOTCache");
   }
@@ -135,7 +144,8 @@ class JvmFlagsScriptTest {
         "-XX:TieredStopAtLevel=1" + young + "\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1" + young + "\n"
             + "-Dpsflow.c1_task_jvm_flags=-XX:TieredStopAtLevel=1" + young + "\n"
             + "-Dpsflow.ps_task_jvm_flags=-XX:TieredStopAtLevel=1" + psYoung + "\n"
-            + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector" + young + "\n-XX:+UseParallelGC\n");
+            + "-Dpsflow.c2_task_jvm_flags=--add-modules\njdk.incubator.vector" + young
+            + "\n--sun-misc-unsafe-memory-access=allow\n-XX:+UseParallelGC\n");
     Files.delete(launcherCache);
     assertThat(run("PSFLOW_JAVA_MAJOR=25", "local-cluster mnist-replica")).as("a build recorded before the launcher had a cache")
         .startsWith("-XX:TieredStopAtLevel=1" + young + "\n-Dpsflow.launcher_jvm_flags=-XX:TieredStopAtLevel=1" + young
