@@ -6,7 +6,9 @@ import java.util.Arrays;
  * The key identifiers of two X.509 extensions, read from their DER encoding as
  * {@link java.security.cert.X509Extension#getExtensionValue} gives it (an OCTET STRING around the
  * extension's value). Only what {@link MemberTrust} compares: anything unexpected reads as null.
- * Stateless.
+ * Not BouncyCastle's {@code AuthorityKeyIdentifier}, although it is on the class path: a task loads
+ * no BouncyCastle class, whose signed jars the JVM would verify at the first one (see {@link
+ * TaskKeyManager}). Stateless.
  */
 final class DerOctets {
   private static final int OCTET_STRING = 0x04;
