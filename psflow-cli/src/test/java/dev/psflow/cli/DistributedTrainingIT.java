@@ -32,7 +32,9 @@ class DistributedTrainingIT {
         .contains("[worker0] After 2000 training step(s), validation cross entropy = ")
         .contains("[worker1] After 2000 training step(s), validation cross entropy = ")
         .containsPattern("\\[worker0\\] Training elapsed time: \\d+\\.\\d+ s");
-    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.955);
+    // Async training's result depends on how the two workers' updates interleave: ten runs on
+    // 2026-11-27 gave 0.9553-0.9705 and one CI run 0.9538. A model that does not learn stays far below.
+    assertThat(PsflowProcess.valueAfter(r, "test accuracy = ")).isGreaterThanOrEqualTo(0.945);
   }
 
   @Test
