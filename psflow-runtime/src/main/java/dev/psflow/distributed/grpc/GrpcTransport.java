@@ -63,6 +63,19 @@ public final class GrpcTransport implements Transport {
    * line wins.
    */
   static final String ALLOCATOR_DIRECT_ARENAS_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.numDirectArenas";
+  /**
+   * The largest buffer a thread keeps for its next allocation of the same size when it frees one:
+   * 1 MiB, the most gRPC asks for at once (a message is framed into buffers of up to 1 MiB, a socket
+   * read is at most {@link #READ_BUFFER}'s 1 MiB), where Netty keeps only those up to 32 KiB. A
+   * larger buffer went back to its arena, and the next one came from another run of the chunk,
+   * whose memory was no longer in the core's cache: framing a 318 KB tensor, a copy from a 32 KiB
+   * array into it, ran at ~3 GB/s on a ps where the same copy runs at 40 GB/s into a buffer used
+   * again (async-profiler, 8000-step async job). Kept, the next tensor is framed into the buffer
+   * the last one left: the ps's samples in that copy fell from 248 to 70 and its CPU in the
+   * 4000-step async job was lower in 6 of 6 alternated pairs (docs/benchmarks.md). The memory stays
+   * in the arena's chunks. A value given on the command line wins.
+   */
+  static final String ALLOCATOR_MAX_CACHED_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.maxCachedBufferCapacity";
 
   static {
     if (System.getProperty(ALLOCATOR_MAX_ORDER_PROPERTY) == null) {
@@ -71,6 +84,9 @@ public final class GrpcTransport implements Transport {
     if (System.getProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY) == null) {
       System.setProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY,
           Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / 2)));
+    }
+    if (System.getProperty(ALLOCATOR_MAX_CACHED_PROPERTY) == null) {
+      System.setProperty(ALLOCATOR_MAX_CACHED_PROPERTY, Integer.toString(1 << 20));
     }
   }
 
