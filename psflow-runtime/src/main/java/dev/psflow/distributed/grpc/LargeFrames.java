@@ -4,6 +4,7 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcHttp2ConnectionHandler;
 import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
+import io.grpc.netty.shaded.io.netty.handler.codec.ByteToMessageDecoder;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2CodecUtil;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Exception;
@@ -29,11 +30,21 @@ import java.util.function.Consumer;
  * any larger frame, so the connection's reader has applied it by then; a connection's first call
  * may still cross in 16 KiB frames. {@code -Dpsflow.grpc.maxFrameBytes=16384} keeps HTTP/2's
  * default, to measure against.
+ *
+ * <p>A large frame arrives in many pieces: each socket read, and each TLS record's plaintext, is
+ * one. Netty's HTTP/2 handler gathers a frame's pieces before it decodes the frame, by default
+ * copying each into one buffer that it grows as they come (and copies again as it grows). Here it
+ * keeps them as the parts of one composite buffer instead, and the frame's payload reaches gRPC,
+ * and the tensor's array, as slices of them: at 1600 hidden units (5 MB tensors) that copy and
+ * its growth were 5.8% of a ps's CPU and took new 16 MiB chunks of Netty's pool, each zeroed
+ * (async-profiler; docs/benchmarks.md). {@code -Dpsflow.grpc.copyFrames=true} restores the copy,
+ * to measure against.
  */
 final class LargeFrames {
   static final String PROPERTY = "psflow.grpc.maxFrameBytes";
   static final int MAX_FRAME_BYTES =
       Math.min(Integer.getInteger(PROPERTY, 1 << 20), Http2CodecUtil.MAX_FRAME_SIZE_UPPER_BOUND);
+  static final boolean COPY_FRAMES = Boolean.getBoolean("psflow.grpc.copyFrames");
 
   private LargeFrames() {}
 
@@ -81,6 +92,9 @@ final class LargeFrames {
   }
 
   private static void announce(GrpcHttp2ConnectionHandler handler) {
+    if (!COPY_FRAMES) {
+      handler.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+    }
     Http2ConnectionDecoder decoder = handler.decoder();
     decoder.frameListener(new Http2FrameListenerDecorator(decoder.frameListener()) {
       private boolean sent;

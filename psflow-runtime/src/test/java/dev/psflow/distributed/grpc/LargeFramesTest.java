@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A connection announces HTTP/2 DATA frames of up to 1 MiB (HTTP/2 starts at 16 KiB, and gRPC-java
  * never raises it), so a parameter tensor of the replica example (318 KB) crosses in one frame each
- * way, in plaintext and over mutual TLS; without the announcement it takes twenty.
+ * way, in plaintext and over mutual TLS; without the announcement it takes twenty. A frame that
+ * arrives in pieces (TLS records) reaches gRPC as a view of those pieces, not copied into one buffer.
  */
 @Timeout(60)
 class LargeFramesTest {
@@ -53,6 +54,8 @@ class LargeFramesTest {
 
   private final AtomicInteger largestToServer = new AtomicInteger();
   private final AtomicInteger largestToClient = new AtomicInteger();
+  /** How many buffers the largest DATA frame to the server was a view of. */
+  private final AtomicInteger piecesOfLargestToServer = new AtomicInteger();
   private Server server;
   private ManagedChannel channel;
 
@@ -89,6 +92,8 @@ class LargeFramesTest {
 
     assertThat(largestToServer.get()).isGreaterThan(TENSOR_BYTES);
     assertThat(largestToClient.get()).isGreaterThan(TENSOR_BYTES);
+    assertThat(piecesOfLargestToServer.get()).as("TLS records of at most 16 KiB each, gathered without a copy")
+        .isGreaterThan(1);
   }
 
   @Test
@@ -130,7 +135,7 @@ class LargeFramesTest {
         .build();
     try {
       server = NettyServerBuilder.forPort(0)
-          .protocolNegotiator(counting(large.apply(serverSide), largestToServer))
+          .protocolNegotiator(counting(large.apply(serverSide), largestToServer, piecesOfLargestToServer))
           .flowControlWindow(GrpcTransport.FLOW_CONTROL_WINDOW)
           .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, GrpcTransport.WRITE_BUFFER)
           .addService(echo)
@@ -143,7 +148,7 @@ class LargeFramesTest {
         .overrideAuthority("127.0.0.1")
         .flowControlWindow(GrpcTransport.FLOW_CONTROL_WINDOW)
         .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, GrpcTransport.WRITE_BUFFER);
-    InternalProtocolNegotiator.ProtocolNegotiator client = counting(large.apply(clientSide), largestToClient);
+    InternalProtocolNegotiator.ProtocolNegotiator client = counting(large.apply(clientSide), largestToClient, null);
     InternalNettyChannelBuilder.setProtocolNegotiatorFactory(b, LargeFrames.clientFactory(client, 443));
     channel = b.build();
     // The announcement goes out once the peer's first SETTINGS have arrived: the connection's
@@ -151,18 +156,24 @@ class LargeFramesTest {
     echo(1);
     largestToServer.set(0);
     largestToClient.set(0);
+    piecesOfLargestToServer.set(0);
   }
 
-  /** {@code n}, recording in {@code largest} the largest DATA frame its connections receive. */
+  /**
+   * {@code n}, recording in {@code largest} the largest DATA frame its connections receive, and in
+   * {@code pieces} (unless null) how many buffers that frame's payload is a view of.
+   */
   private static InternalProtocolNegotiator.ProtocolNegotiator counting(InternalProtocolNegotiator.ProtocolNegotiator n,
-      AtomicInteger largest) {
+      AtomicInteger largest, AtomicInteger pieces) {
     return LargeFrames.onEachConnection(n, grpcHandler -> {
       Http2ConnectionDecoder decoder = grpcHandler.decoder();
       decoder.frameListener(new Http2FrameListenerDecorator(decoder.frameListener()) {
         @Override
         public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream)
             throws Http2Exception {
-          largest.accumulateAndGet(data.readableBytes(), Math::max);
+          if (data.readableBytes() > largest.getAndAccumulate(data.readableBytes(), Math::max) && pieces != null) {
+            pieces.set(data.nioBufferCount());
+          }
           return super.onDataRead(ctx, streamId, data, padding, endOfStream);
         }
       });
