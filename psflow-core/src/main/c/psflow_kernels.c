@@ -13,9 +13,13 @@
  * Built by psflow-core's pom (gcc, Linux x86-64) into libpsflow_kernels.so, one copy of each loop per
  * instruction set (target_clones: the loader picks AVX-512, AVX2 or plain SSE2 for the machine).
  */
+#define _GNU_SOURCE /* SCHED_BATCH */
+#include <dirent.h>
 #include <jni.h>
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Denormals.flush: a zero exponent field (zeros and subnormals) becomes +0. */
@@ -267,4 +271,27 @@ b_:
   (*env)->ReleasePrimitiveArrayCritical(env, b, bp, JNI_ABORT);
 a_:
   (*env)->ReleasePrimitiveArrayCritical(env, a, ap, JNI_ABORT);
+}
+
+/*
+ * Not a kernel: the process's CPU scheduling. Every thread of this process (each a task of its own to
+ * Linux, listed in /proc/self/task) goes under SCHED_BATCH, which threads started later inherit from
+ * the thread that starts them: a thread woken by a message no longer preempts the thread running on
+ * its core, but waits for the end of that one's slice or its next wait (NativeKernels says why).
+ * Returns how many threads it moved, or -1 if /proc/self/task could not be read.
+ */
+JNIEXPORT jint JNICALL Java_dev_psflow_tensor_NativeKernels_scheduleAsBatch0(JNIEnv *env, jclass cls) {
+  (void) env;
+  (void) cls;
+  DIR *tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return -1;
+  struct sched_param normal = { .sched_priority = 0 };
+  int moved = 0;
+  struct dirent *e;
+  while ((e = readdir(tasks)) != NULL) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    if (sched_setscheduler((pid_t) atoi(e->d_name), SCHED_BATCH, &normal) == 0) moved++;
+  }
+  closedir(tasks);
+  return moved;
 }

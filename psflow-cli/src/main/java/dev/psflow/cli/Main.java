@@ -47,7 +47,8 @@ public final class Main implements Runnable {
    * Starts compiling the kernels this process will run before picocli has even parsed the flags:
    * a ps task applies updates, a worker computes gradients, a program alone does both, and a
    * launcher none (its tasks share the machine's cores while they start). A cluster task, and
-   * local-cluster's launcher, also get {@link TaskJitDirectives}.
+   * local-cluster's launcher, also get {@link TaskJitDirectives}; a cluster task runs under
+   * {@link BatchScheduling}.
    */
   static void warmUpKernelsFor(String[] args) {
     String command = null;
@@ -81,7 +82,8 @@ public final class Main implements Runnable {
       return;
     }
     if (job != null || "server".equals(command) || System.getenv("TF_CONFIG") != null) {
-      TaskJitDirectives.add(); // a cluster task: before the kernels below start compiling
+      BatchScheduling.applyToThisTask(); // a cluster task: before it starts threads of its own
+      TaskJitDirectives.add(); // before the kernels below start compiling
     }
     KernelWarmup.start(!"ps".equals(job), job == null || "ps".equals(job));
   }
