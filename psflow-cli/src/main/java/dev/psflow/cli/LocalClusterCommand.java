@@ -114,7 +114,8 @@ public final class LocalClusterCommand implements Callable<Integer> {
     String psHosts = hosts(ports.subList(0, ps));
     String workerHosts = hosts(ports.subList(ps, ps + workers));
     LinePrefixer out = new LinePrefixer(spec.commandLine().getOut(), spec.commandLine().getErr());
-    List<String> java = javaCommand();
+    List<String> java = withRoleFlags(javaCommand(),
+        List.of(gcThreadsFlag(Runtime.getRuntime().availableProcessors(), ps + workers)));
     List<String> c1Java = withRoleFlags(java, c1Flags(System.getProperty(C1_TASK_JVM_FLAGS, "")));
     List<String> psJava = withRoleFlags(java,
         psFlags(System.getProperty(PS_TASK_JVM_FLAGS, ""), System.getProperty(C1_TASK_JVM_FLAGS, "")));
@@ -329,6 +330,18 @@ public final class LocalClusterCommand implements Callable<Integer> {
   static List<String> psFlags(String psTaskFlags, String c1TaskFlags) {
     List<String> flags = flagList(psTaskFlags);
     return flags.isEmpty() ? c1Flags(c1TaskFlags) : flags;
+  }
+
+  /**
+   * The collector's threads of each of {@code tasks} tasks that share {@code cores} cores: their
+   * share of the cores, at least one. A JVM sizes its collector for the whole machine, so on two
+   * cores each task's young collections ran two threads that then waited for each other while the
+   * other tasks wanted the cores; at one each the README job took 10.81 s of CPU against 11.09 s (9
+   * of 12 alternated pairs; with the default, 17 of 22 in two batches used more; docs/benchmarks.md).
+   * A role flag: a {@code -XX:ParallelGCThreads} of the user's own comes later and wins.
+   */
+  static String gcThreadsFlag(int cores, int tasks) {
+    return "-XX:ParallelGCThreads=" + Math.max(1, cores / Math.max(1, tasks));
   }
 
   /**

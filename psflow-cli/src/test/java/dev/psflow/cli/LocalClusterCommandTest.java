@@ -65,6 +65,18 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  @DisplayName("the tasks split the machine's cores among their collectors, one thread each at least")
+  void theTasksSplitTheCoresAmongTheirCollectors() {
+    assertThat(LocalClusterCommand.gcThreadsFlag(2, 3)).isEqualTo("-XX:ParallelGCThreads=1");
+    assertThat(LocalClusterCommand.gcThreadsFlag(16, 3)).isEqualTo("-XX:ParallelGCThreads=5");
+    assertThat(LocalClusterCommand.gcThreadsFlag(1, 1)).isEqualTo("-XX:ParallelGCThreads=1");
+    List<String> java = List.of("/jdk/bin/java", "-XX:ParallelGCThreads=4", "-jar", "psflow.jar");
+    assertThat(LocalClusterCommand.withRoleFlags(java, List.of(LocalClusterCommand.gcThreadsFlag(2, 3))))
+        .as("a user's own setting (PSFLOW_JAVA_OPTS, among the launcher's flags) comes later and wins")
+        .containsExactly("/jdk/bin/java", "-XX:ParallelGCThreads=1", "-XX:ParallelGCThreads=4", "-jar", "psflow.jar");
+  }
+
+  @Test
   @DisplayName("a task with C2 gets the flags bin/jvm-flags.sh gives a JVM with C2, one per line, in place of the launcher's")
   void aC2TaskGetsTheC2Flags() {
     List<String> java = List.of("/jdk/bin/java", "-Xss2m", "-jar", "psflow.jar");
