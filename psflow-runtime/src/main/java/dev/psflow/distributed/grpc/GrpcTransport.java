@@ -69,8 +69,9 @@ public final class GrpcTransport implements Transport {
    * read is at most {@link #READ_BUFFER}'s 1 MiB), where Netty keeps only those up to 32 KiB. A
    * larger buffer went back to its arena, and the next one came from another run of the chunk,
    * whose memory was no longer in the core's cache: framing a 318 KB tensor, a copy from a 32 KiB
-   * array into it, ran at ~3 GB/s on a ps where the same copy runs at 40 GB/s into a buffer used
-   * again (async-profiler, 8000-step async job). Kept, the next tensor is framed into the buffer
+   * array into it, ran at ~3 GB/s in a ps (async-profiler, 8000-step async job), where the same copy
+   * in a JVM of its own runs at 40 GB/s into a buffer used again and at 3.6 GB/s into one that is
+   * not. Kept, the next tensor is framed into the buffer
    * the last one left: the ps's samples in that copy fell from 248 to 70 and its CPU in the
    * 4000-step async job was lower in 6 of 6 alternated pairs (docs/benchmarks.md). The memory stays
    * in the arena's chunks. A value given on the command line wins.
