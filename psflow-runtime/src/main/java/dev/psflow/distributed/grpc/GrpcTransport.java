@@ -79,16 +79,11 @@ public final class GrpcTransport implements Transport {
   static final String ALLOCATOR_MAX_CACHED_PROPERTY = "io.grpc.netty.shaded.io.netty.allocator.maxCachedBufferCapacity";
 
   static {
-    if (System.getProperty(ALLOCATOR_MAX_ORDER_PROPERTY) == null) {
-      System.setProperty(ALLOCATOR_MAX_ORDER_PROPERTY, "11");
-    }
-    if (System.getProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY) == null) {
-      System.setProperty(ALLOCATOR_DIRECT_ARENAS_PROPERTY,
-          Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / 2)));
-    }
-    if (System.getProperty(ALLOCATOR_MAX_CACHED_PROPERTY) == null) {
-      System.setProperty(ALLOCATOR_MAX_CACHED_PROPERTY, Integer.toString(1 << 20));
-    }
+    // each a default: a value given on the command line stays
+    System.getProperties().putIfAbsent(ALLOCATOR_MAX_ORDER_PROPERTY, "11");
+    System.getProperties().putIfAbsent(ALLOCATOR_DIRECT_ARENAS_PROPERTY,
+        Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / 2)));
+    System.getProperties().putIfAbsent(ALLOCATOR_MAX_CACHED_PROPERTY, Integer.toString(1 << 20));
     CallCounters.skipCallerChecks();
   }
 
