@@ -96,6 +96,18 @@
 # (docs/benchmarks.md): the README's job (local-cluster, 2000 steps, TLS), 5 alternated pairs, wall
 # 0.81x (0.72-0.84), CPU 0.79x (0.69-0.82), peak memory +15 MB.
 #
+# psflow mnist (local training, one process) runs at C1 only on the same platforms, for the same
+# reason: its products go to OpenBLAS and its ReLUs and Adam to psflow's C kernels, so C2 had only
+# the glue to compile, and compiled for ~3 s of CPU on the second core of a ~2.5 s run. Measured
+# on a 2-core AMD EPYC (Zen 3, AVX2), 2000 steps, alternated (docs/benchmarks.md): 8 pairs, wall
+# 2.56 s against 3.65, CPU 2.99 s against 6.96 (8 of 8), steps/sec 1059 against 970 (7 of 8 higher);
+# 6 more pairs, steps/sec level (865 against 850).
+#
+# PSFLOW_JIT=c1 or c2 overrides the choice above for any program (not for local-cluster's launcher,
+# whose tasks choose their own): c2 gives a JVM C2 and the Vector API's kernels back, as a later
+# -XX:TieredStopAtLevel=4 in PSFLOW_JAVA_OPTS would without the module; c1 puts another program's
+# JVM at C1 only. bin/aot-cache records psflow-c2.aot from PSFLOW_JIT=c2 psflow mnist.
+#
 # local-cluster's launcher runs at C1 only too: it makes the run's certificates, starts the tasks and
 # relays their lines, and C2 compiled it for ~1 s of CPU beside them. Its tasks' JVMs start with the
 # launcher's own flags less those it names in -Dpsflow.launcher_jvm_flags (LocalClusterCommand), so a
@@ -130,9 +142,17 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
   done
   if [ "${1:-}" = local-cluster ]; then
     kind=launcher # both sets: its own, and its C2 tasks'
-  elif [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; }; then
+  elif [ "$job" = ps ] || { [ "$job" = worker ] && psflow_native_gemm_worker "${1:-}"; } \
+      || { [ "${1:-}" = mnist ] && psflow_native_gemm_platform; }; then
     kind=c1
   fi
+  case "${PSFLOW_JIT:-}" in
+    c1) [ "$kind" = launcher ] || kind=c1 ;;
+    c2) [ "$kind" = launcher ] || kind=c2 ;;
+    "") ;;
+    *) echo "psflow: PSFLOW_JIT=$PSFLOW_JIT is not a JVM kind; use c1 (C1 only, products on OpenBLAS) or c2 (C2 and the Vector API's kernels), or leave it unset" >&2
+      return 1 ;;
+  esac
   if [ "$kind" != c2 ] && psflow_aot_cache_usable "$root" "$target/psflow.aot"; then
     c1+=("-XX:AOTCache=$target/psflow.aot")
     if [ "${PSFLOW_JAVA_MAJOR:-0}" = 25 ]; then
@@ -154,7 +174,7 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
       "-Dpsflow.ps_task_jvm_flags=$(printf '%s\n' "${c1[@]}" "${ps_young[@]}")"
       "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}" "${young[@]}")") ;;
     c1) if [ "$job" = ps ]; then role=("${c1[@]}" "${ps_young[@]}"); else role=("${c1[@]}" "${young[@]}"); fi ;;
-    *) role=("${c2[@]}" "${young[@]}") ;;
+    *) if [ "$job" = ps ]; then role=("${c2[@]}" "${ps_young[@]}"); else role=("${c2[@]}" "${young[@]}"); fi ;;
   esac
   local unsafe=()
   case "${PSFLOW_JAVA_MAJOR:-0}" in 23 | 24 | 25) unsafe=(--sun-misc-unsafe-memory-access=allow) ;; esac
@@ -188,5 +208,10 @@ psflow_aot_cache_usable() {
 # workers local-cluster starts.
 psflow_native_gemm_worker() {
   case "$1" in mnist-replica | in-graph-replica) ;; *) return 1 ;; esac
+  psflow_native_gemm_platform
+}
+
+# Whether this machine is one bytedeco's OpenBLAS natives are for (Linux x86-64).
+psflow_native_gemm_platform() {
   [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ]
 }

@@ -55,7 +55,7 @@ class JvmFlagsScriptTest {
         .doesNotContain("AOTReplayTraining").doesNotContain("UnlockDiagnosticVMOptions");
     assertThat(run("PSFLOW_AOT_CACHE=0 PSFLOW_JAVA_MAJOR=25", "mnist-replica --job_name=ps"))
         .as("without the cache nothing to replay").doesNotContain("AOTReplayTraining");
-    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist")).contains("--add-modules\njdk.incubator.vector\n")
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "toy")).contains("--add-modules\njdk.incubator.vector\n")
         .doesNotContain("AOTReplayTraining");
   }
 
@@ -123,7 +123,42 @@ class JvmFlagsScriptTest {
         assertThat(flags).as(args).doesNotContain("TieredStopAtLevel");
       }
     }
-    assertThat(run("PSFLOW_JAVA_MAJOR=25", "mnist")).doesNotContain("TieredStopAtLevel");
+  }
+
+  @Test
+  void localMnistTrainingRunsAtC1OnlyWhereOpenBlasIsWithoutTheVectorModule() throws Exception {
+    boolean here = LocalClusterCommand.nativeGemmWorker("mnist-replica", System.getProperty("os.name"),
+        System.getProperty("os.arch"));
+    String flags = run("PSFLOW_JAVA_MAJOR=25", "mnist --train_steps=10");
+    if (here) {
+      assertThat(flags).contains("-XX:TieredStopAtLevel=1\n").doesNotContain("jdk.incubator.vector");
+    } else {
+      assertThat(flags).doesNotContain("TieredStopAtLevel").contains("jdk.incubator.vector");
+    }
+    assertThat(run("PSFLOW_JAVA_MAJOR=25", "toy")).as("another program keeps C2 and psflow's vector kernels")
+        .doesNotContain("TieredStopAtLevel").contains("jdk.incubator.vector");
+  }
+
+  @Test
+  void psflowJitChoosesTheKindOfJvmForAnyProgramButNotForLocalClustersLauncher() throws Exception {
+    assertThat(run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JIT=c2", "mnist"))
+        .doesNotContain("TieredStopAtLevel").contains("--add-modules\njdk.incubator.vector\n");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JIT=c2", "mnist-replica --job_name=ps"))
+        .doesNotContain("TieredStopAtLevel").contains("-XX:MaxNewSize=256m\n");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JIT=c1", "toy"))
+        .contains("-XX:TieredStopAtLevel=1\n").doesNotContain("jdk.incubator.vector");
+    assertThat(run("PSFLOW_JAVA_MAJOR=25 PSFLOW_JIT=c2", "local-cluster --ps=1 --workers=2 mnist-replica"))
+        .startsWith("-XX:TieredStopAtLevel=1\n");
+  }
+
+  @Test
+  void anUnknownPsflowJitIsOneLineNamingItAndTheChoices() throws Exception {
+    Process p = new ProcessBuilder("bash", "-c", ". '" + SCRIPT + "'; PSFLOW_JIT=c3 psflow_jvm_flags '" + root + "' mnist")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).isEqualTo(1);
+    assertThat(out).isEqualTo("psflow: PSFLOW_JIT=c3 is not a JVM kind; use c1 (C1 only, products on OpenBLAS) "
+        + "or c2 (C2 and the Vector API's kernels), or leave it unset\n");
   }
 
   @Test
