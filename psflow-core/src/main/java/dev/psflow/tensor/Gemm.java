@@ -148,12 +148,15 @@ public final class Gemm {
 
   /**
    * The product in at most {@code parts} blocks of rows or of columns, on {@link IntraOpThreads}.
-   * Every element of C is computed exactly as in one block (same K blocks, same kernels), so the
-   * result does not depend on the split. Rows when op(A) is the taller operand (each block then
-   * packs its own copy of the smaller op(B)), columns otherwise; blocks are whole kernel strips or
-   * panels, so no block adds a partial panel the whole product would not have. Each block goes to
-   * OpenBLAS when {@code onOpenBlas}, whose kernels also sum each element of C over K in the same
-   * blocks and order whatever rows or columns of C a call covers.
+   * On psflow's own kernels every element of C is computed exactly as in one block (same K
+   * blocks, same kernels), so the result does not depend on the split. Rows when op(A) is the
+   * taller operand (each block then packs its own copy of the smaller op(B)), columns otherwise;
+   * blocks are whole kernel strips or panels, so no block adds a partial panel the whole product
+   * would not have. Each block goes to OpenBLAS when {@code onOpenBlas}, whose kernels sum each
+   * element of C over K in the same blocks and order whatever rows or columns of C a call covers
+   * on some CPUs (AVX-512's Cooperlake kernels) but not on others: on Zen 3 (its ZEN kernels)
+   * 3-6% of a split product's elements differ from one call's in their last bits, as they would
+   * with another thread count (GemmSplitTest checks them against float's error bound).
    */
   static void sgemmInParts(int parts, boolean onOpenBlas, boolean transA, boolean transB, int m, int n, int k,
       float[] a, int aOff, int lda, float[] b, int bOff, int ldb,

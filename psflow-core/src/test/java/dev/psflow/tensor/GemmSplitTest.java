@@ -13,9 +13,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A product split into blocks of rows or columns over {@link IntraOpThreads} gives C bit for bit
- * as one block does, and touches nothing outside C: every transpose, with and without
- * accumulate, inside padded arrays; psflow's own kernels, and OpenBLAS's where its natives load.
+ * A product split into blocks of rows or columns over {@link IntraOpThreads} gives C as one block
+ * does, and touches nothing outside C: every transpose, with and without accumulate, inside padded
+ * arrays. psflow's own kernels give it bit for bit; OpenBLAS's (where its natives load) within
+ * rounding: on some CPUs OpenBLAS sums a block's elements in another order than one call's (on
+ * Zen 3, 3-6% of the elements differ in their last bits).
  * Shapes are M x K x N; rows are split when M > N.
  */
 class GemmSplitTest {
@@ -67,16 +69,17 @@ class GemmSplitTest {
 
   @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5} parts={6}")
   @MethodSource("openBlasCases")
-  void aProductSplitOverOpenBlasCallsEqualsOneCall(int m, int k, int n, boolean tA, boolean tB, boolean acc,
+  void aProductSplitOverOpenBlasCallsEqualsOneCallWithinRounding(int m, int k, int n, boolean tA, boolean tB, boolean acc,
       int parts) {
     assumeTrue(NativeBlas.available(), "OpenBLAS's natives are for Linux x86-64");
     Padded p = Padded.random(new SplittableRandom(31L * m + 11L * k + n), m, k, n, tA, tB);
     float[] whole = p.c.clone();
 
     NativeBlas.sgemm(tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, whole, 5, p.ldc, acc);
+    float[] before = p.c.clone();
     Gemm.sgemmInParts(parts, true, tA, tB, m, n, k, p.a, 5, p.lda, p.b, 5, p.ldb, p.c, 5, p.ldc, acc);
 
-    assertSameC(p.c, whole);
+    assertSameProductWithinRounding(p, before, whole, m, k, n, tA, tB, acc);
   }
 
   @Test
@@ -112,6 +115,39 @@ class GemmSplitTest {
       float[] a = GemmSplitTest.random(rnd, 5 + (tA ? k : m) * lda);
       float[] b = GemmSplitTest.random(rnd, 5 + (tB ? n : k) * ldb);
       return new Padded(a, lda, b, ldb, GemmSplitTest.random(rnd, 5 + m * ldc + 2), ldc);
+    }
+  }
+
+  /**
+   * C of the split product against the whole one's where the two may sum in different orders: each
+   * element within twice the error bound of a float dot product, 2 (k + 1) 2^-24 (|c| + sum |a| |b|),
+   * and every element outside C exactly as it was.
+   */
+  private static void assertSameProductWithinRounding(Padded p, float[] before, float[] whole, int m, int k, int n,
+      boolean tA, boolean tB, boolean acc) {
+    boolean[] inC = new boolean[before.length];
+    double unit = Math.scalb(1.0, -24);
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        int at = 5 + i * p.ldc + j;
+        inC[at] = true;
+        double magnitude = acc ? Math.abs(before[at]) : 0;
+        for (int kk = 0; kk < k; kk++) {
+          float aik = tA ? p.a[5 + kk * p.lda + i] : p.a[5 + i * p.lda + kk];
+          float bkj = tB ? p.b[5 + j * p.ldb + kk] : p.b[5 + kk * p.ldb + j];
+          magnitude += Math.abs((double) aik * bkj);
+        }
+        double bound = 2 * (k + 1) * unit * magnitude;
+        if (Math.abs((double) p.c[at] - whole[at]) > bound) {
+          assertThat(p.c[at]).as("C[%d, %d], the split product against the whole one (bound %s)", i, j, bound)
+              .isEqualTo(whole[at]);
+        }
+      }
+    }
+    for (int at = 0; at < before.length; at++) {
+      if (!inC[at] && Float.floatToRawIntBits(p.c[at]) != Float.floatToRawIntBits(before[at])) {
+        assertThat(p.c[at]).as("element %d of C's padded array, outside C", at).isEqualTo(before[at]);
+      }
     }
   }
 
