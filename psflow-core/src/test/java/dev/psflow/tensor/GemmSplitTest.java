@@ -69,8 +69,8 @@ class GemmSplitTest {
 
   @ParameterizedTest(name = "{0}x{1}x{2} tA={3} tB={4} acc={5} parts={6}")
   @MethodSource("openBlasCases")
-  void aProductSplitOverOpenBlasCallsEqualsOneCallWithinRounding(int m, int k, int n, boolean tA, boolean tB, boolean acc,
-      int parts) {
+  void aProductSplitOverOpenBlasCallsEqualsOneCallWithinRounding(int m, int k, int n, boolean tA, boolean tB,
+      boolean acc, int parts) {
     assumeTrue(NativeBlas.available(), "OpenBLAS's natives are for Linux x86-64");
     Padded p = Padded.random(new SplittableRandom(31L * m + 11L * k + n), m, k, n, tA, tB);
     float[] whole = p.c.clone();
