@@ -97,8 +97,8 @@
 # 0.81x (0.72-0.84), CPU 0.79x (0.69-0.82), peak memory +15 MB.
 #
 # psflow mnist (local training, one process) runs at C1 only on the same platforms, for the same
-# reason: its products go to OpenBLAS and its ReLUs and Adam to psflow's C kernels, so C2 had only
-# the glue to compile, and compiled for ~3 s of CPU on the second core of a ~2.5 s run. Measured
+# reason: its products go to OpenBLAS and its ReLUs and Adam to psflow's C kernels, so C2 had little
+# left to compile that mattered, and compiled for ~3 s of CPU on the second core of a ~2.5 s run. Measured
 # on a 2-core AMD EPYC (Zen 3, AVX2), 2000 steps, alternated (docs/benchmarks.md): 8 pairs, wall
 # 2.56 s against 3.65, CPU 2.99 s against 6.96 (8 of 8), steps/sec 1059 against 970 (7 of 8 higher);
 # 6 more pairs, steps/sec level (865 against 850).
