@@ -103,7 +103,7 @@ public final class NativeBlas {
         } else {
           LoggerFactory.getLogger(NativeBlas.class).warn("OpenBLAS did not load on {}/{} ({}): matrix products "
               + "without C2 run in plain Java, many times slower; give this JVM C2 back with a later "
-              + "-XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JAVA_OPTS=-XX:TieredStopAtLevel=4)",
+              + "-XX:TieredStopAtLevel=4 (bin/psflow: PSFLOW_JIT=c2, which adds the Vector API's module too)",
               System.getProperty("os.name"), System.getProperty("os.arch"), e.toString());
         }
         return false;
