@@ -147,8 +147,7 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
     kind=c1
   fi
   case "${PSFLOW_JIT:-}" in
-    c1) [ "$kind" = launcher ] || kind=c1 ;;
-    c2) [ "$kind" = launcher ] || kind=c2 ;;
+    c1 | c2) [ "$kind" = launcher ] || kind="$PSFLOW_JIT" ;;
     "") ;;
     *) echo "psflow: PSFLOW_JIT=$PSFLOW_JIT is not a JVM kind; use c1 (C1 only, products on OpenBLAS) or c2 (C2 and the Vector API's kernels), or leave it unset" >&2
       return 1 ;;
@@ -168,13 +167,17 @@ psflow_jvm_flags() { # $1 = the project root, then the program's arguments; sets
   if [ "$kind" != c1 ] && psflow_aot_cache_usable "$root" "$target/psflow-c2.aot"; then
     c2+=("-XX:AOTCache=$target/psflow-c2.aot")
   fi
+  local task_young=("${young[@]}")
+  if [ "$job" = ps ]; then
+    task_young=("${ps_young[@]}")
+  fi
   case "$kind" in
     launcher) role=("${launcher[@]}" "${young[@]}" "-Dpsflow.launcher_jvm_flags=$(printf '%s\n' "${launcher[@]}" "${young[@]}")"
       "-Dpsflow.c1_task_jvm_flags=$(printf '%s\n' "${c1[@]}" "${young[@]}")"
       "-Dpsflow.ps_task_jvm_flags=$(printf '%s\n' "${c1[@]}" "${ps_young[@]}")"
       "-Dpsflow.c2_task_jvm_flags=$(printf '%s\n' "${c2[@]}" "${young[@]}")") ;;
-    c1) if [ "$job" = ps ]; then role=("${c1[@]}" "${ps_young[@]}"); else role=("${c1[@]}" "${young[@]}"); fi ;;
-    *) if [ "$job" = ps ]; then role=("${c2[@]}" "${ps_young[@]}"); else role=("${c2[@]}" "${young[@]}"); fi ;;
+    c1) role=("${c1[@]}" "${task_young[@]}") ;;
+    *) role=("${c2[@]}" "${task_young[@]}") ;;
   esac
   local unsafe=()
   case "${PSFLOW_JAVA_MAJOR:-0}" in 23 | 24 | 25) unsafe=(--sun-misc-unsafe-memory-access=allow) ;; esac
